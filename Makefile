@@ -1,0 +1,41 @@
+# FlashPQ — the two commands of the README, and a few more.
+#   make demo   install missing Debian packages, build (Release), run the quickstart, draw it
+#   make test   build and run every test: Catch2 through ctest, then pytest for the plots
+#   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan (CI runs it)
+#   make bench  requests per second of each exact policy (needs ../shared/traces)
+
+BUILD ?= build
+SAN_BUILD ?= build-sanitize
+JOBS ?= $(shell nproc)
+# Debian's interpreter: it is the one python3-matplotlib and python3-pytest install into.
+PYTHON ?= /usr/bin/python3
+
+.PHONY: deps build demo test test-cpp test-python test-sanitize bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/flashpq run experiments/quickstart.yaml -o results/quickstart.csv
+	$(PYTHON) plots/hit_ratio_vs_size.py results/quickstart.csv -o results/quickstart.png
+	@echo "demo: results/quickstart.csv and results/quickstart.png written"
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(PYTHON) -m pytest tests/python -q -p no:cacheprovider
+
+test-sanitize: deps
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHPQ_SANITIZE=ON
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests
+	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./$(BUILD)/flashpq bench --trace ../shared/traces/converted/w106.oracleGeneral.zst
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

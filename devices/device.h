@@ -1,0 +1,100 @@
+// devices/device.h — the device extension point.
+//
+// Source: DESIGN.md "Data flow" (device), modelled on CacheLib navy's Device: the public
+// non-virtual write/read/trim check alignment and bounds and do the accounting; a private
+// virtual hook does the work. A framework places objects on a device only through this class,
+// so the same framework runs on `null`, `simflash` and `block` unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace flashpq {
+
+/// Counters every device keeps, in bytes and operations.
+struct DeviceCounters {
+  uint64_t writes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t reads = 0;
+  uint64_t read_bytes = 0;
+  uint64_t trims = 0;
+  uint64_t trimmed_bytes = 0;
+};
+
+/// The `device:` section of an experiment.
+struct DeviceConfig {
+  /// Registered device name. Only "null" exists so far. Default "null".
+  std::string name = "null";
+  /// Exported capacity in bytes; 0 (default) means unbounded (the null device only).
+  uint64_t capacity_bytes = 0;
+  /// Logical block size in bytes: every offset and length must be a multiple. Default 1
+  /// (byte-addressed, for the null device). REQUIRES: a power of two.
+  uint32_t logical_block_bytes = 1;
+
+  /// Throws std::invalid_argument quoting the bad value (unknown name, block size not a power
+  /// of two).
+  void validate() const;
+};
+
+/// A byte-addressed device. Not thread-safe.
+class Device {
+ public:
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  /// Writes `len` bytes at byte `offset`. Throws std::invalid_argument if offset or len is not
+  /// a multiple of the logical block size, len is 0, or the extent ends past the capacity.
+  void write(uint64_t offset, uint64_t len) {
+    check(offset, len, "write");
+    do_write(offset, len);
+    counters_.writes++;
+    counters_.write_bytes += len;
+  }
+  /// Reads `len` bytes at byte `offset`. Same checks as write.
+  void read(uint64_t offset, uint64_t len) {
+    check(offset, len, "read");
+    do_read(offset, len);
+    counters_.reads++;
+    counters_.read_bytes += len;
+  }
+  /// Discards `len` bytes at byte `offset` (TRIM). Same checks as write.
+  void trim(uint64_t offset, uint64_t len) {
+    check(offset, len, "trim");
+    do_trim(offset, len);
+    counters_.trims++;
+    counters_.trimmed_bytes += len;
+  }
+
+  const DeviceCounters& counters() const { return counters_; }
+  /// Exported capacity in bytes; 0 = unbounded.
+  uint64_t capacity_bytes() const { return capacity_bytes_; }
+  uint32_t logical_block_bytes() const { return block_bytes_; }
+
+ protected:
+  Device(uint64_t capacity_bytes, uint32_t logical_block_bytes)
+      : capacity_bytes_(capacity_bytes), block_bytes_(logical_block_bytes) {}
+
+ private:
+  virtual void do_write(uint64_t offset, uint64_t len) = 0;
+  virtual void do_read(uint64_t offset, uint64_t len) = 0;
+  virtual void do_trim(uint64_t offset, uint64_t len) = 0;
+
+  void check(uint64_t offset, uint64_t len, const char* what) const;
+
+  uint64_t capacity_bytes_;
+  uint32_t block_bytes_;
+  DeviceCounters counters_;
+};
+
+/// Creates the device registered under config.name (validated here). Throws
+/// std::invalid_argument for an unknown name.
+std::unique_ptr<Device> make_device(const DeviceConfig& config);
+
+/// The registered device names.
+const std::vector<std::string>& device_names();
+
+}  // namespace flashpq

@@ -1,0 +1,152 @@
+// engine/cache.h — the cache: request semantics on top of a policy and a priority queue.
+//
+// Source: DESIGN.md "Data flow". The cache owns the index (ObjectTable), the policy and the
+// queue; it turns each Request into the policy's priority-queue operations (RIPQ paper §4.1):
+//   * get, cached:     a hit; the policy may increase the object's priority.
+//   * get, not cached: a miss; the object is inserted with the request's size (read-through).
+//   * set:             inserts the object, or replaces the cached copy (the old copy is removed
+//                      and the new one inserted as a fresh object: priority and GDSF count
+//                      restart, as a rewrite on flash would).
+//   * delete:          removes the object if cached; otherwise nothing.
+// Insertion evicts before it inserts: delete-min runs until the new object fits, so an object is
+// admitted if and only if its size is at most the capacity (as libCacheSim does). An object
+// larger than the capacity is never admitted and its get counts as a miss.
+//
+// Size changes (a get for a cached key with a different size), by CacheConfig::on_size_change:
+//   * kKeep (default, libCacheSim's behaviour): a hit; the cached copy keeps its size.
+//   * kUpdate: the cached copy is stale: the get is a miss, the old copy is removed and the
+//     object is inserted again with the new size.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "engine/exact/absolute_queue.h"
+#include "engine/exact/relative_queue.h"
+#include "engine/object_table.h"
+#include "engine/request.h"
+#include "policies/policy.h"
+
+namespace flashpq {
+
+/// What a get for a cached key whose size differs does (see the file comment).
+enum class SizeChange { kKeep, kUpdate };
+
+/// The `cache:` section of an experiment, resolved.
+struct CacheConfig {
+  /// Capacity in bytes (in objects when unit_size). REQUIRES: >= 1. No default: the experiment
+  /// resolves `cache.capacity` (bytes with a unit, or a fraction of the working set).
+  uint64_t capacity_bytes = 0;
+  /// Count every object as size 1, so capacity is a number of objects. Default false.
+  bool unit_size = false;
+  /// Default kKeep.
+  SizeChange on_size_change = SizeChange::kKeep;
+
+  /// Throws std::invalid_argument quoting the bad value (capacity 0, or above 2^62).
+  void validate() const {
+    if (capacity_bytes < 1 || capacity_bytes > (uint64_t{1} << 62)) {
+      throw std::invalid_argument("cache.capacity: expected 1 B to 4 EiB, found " +
+                                  std::to_string(capacity_bytes) + " bytes");
+    }
+  }
+};
+
+/// The exact framework's queue for a policy: exact relative (segments) or exact absolute (heap).
+template <class P>
+using ExactQueueFor = std::conditional_t<P::kKind == PriorityKind::kRelative,
+                                         ExactRelativeQueue, ExactAbsoluteQueue>;
+
+/// A cache running policy P on queue Q. Not thread-safe; one per experiment cell.
+template <Policy P, class Q>
+class Cache {
+ public:
+  /// REQUIRES: config validated. Takes the policy by value.
+  Cache(const CacheConfig& config, P policy)
+      : config_(config), policy_(std::move(policy)), queue_(make_queue()) {}
+
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+
+  /// Applies one request. Returns true if and only if it is a get that hit.
+  bool access(const Request& r) {
+    const uint32_t size = config_.unit_size ? 1u : r.size_bytes;
+    Handle h = table_.find(r.key);
+    switch (r.op) {
+      case Op::kGet:
+        if (h != kNoHandle) {
+          if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size) {
+            policy_.on_hit(queue_, table_, h);
+            return true;
+          }
+          erase(h);
+        }
+        insert(r.key, size);
+        return false;
+      case Op::kSet:
+        if (h != kNoHandle) erase(h);
+        insert(r.key, size);
+        return false;
+      case Op::kDelete:
+        if (h != kNoHandle) erase(h);
+        return false;
+    }
+    return false;
+  }
+
+  /// True if `key` is cached.
+  bool contains(uint64_t key) const { return table_.find(key) != kNoHandle; }
+
+  /// Bytes cached (objects in unit-size mode).
+  uint64_t used_bytes() const { return used_bytes_; }
+  uint64_t capacity_bytes() const { return config_.capacity_bytes; }
+  size_t object_count() const { return table_.size(); }
+  uint64_t evictions() const { return evictions_; }
+
+  /// DRAM held by the index, the entries and the queue, measured from allocated capacities.
+  size_t index_bytes() const { return table_.memory_bytes() + queue_.memory_bytes(); }
+
+  const P& policy() const { return policy_; }
+  const Q& queue() const { return queue_; }
+  const ObjectTable& table() const { return table_; }
+
+ private:
+  Q make_queue() {
+    if constexpr (std::is_same_v<Q, ExactRelativeQueue>) {
+      return Q(table_, policy_.grid(), config_.capacity_bytes);
+    } else {
+      return Q(table_);
+    }
+  }
+
+  void insert(uint64_t key, uint32_t size) {
+    if (size > config_.capacity_bytes) return;  // never admitted
+    while (used_bytes_ + size > config_.capacity_bytes) evict_min();
+    const Handle h = table_.add(key, size);
+    used_bytes_ += size;
+    policy_.on_insert(queue_, table_, h);
+  }
+
+  void evict_min() {
+    const Handle victim = queue_.min();
+    policy_.on_evict(queue_, table_, victim);
+    ++evictions_;
+    erase(victim);
+  }
+
+  void erase(Handle h) {
+    queue_.remove(h);
+    used_bytes_ -= table_[h].size_bytes;
+    table_.remove(h);
+  }
+
+  CacheConfig config_;
+  ObjectTable table_;  // declared before queue_: the queue holds a reference to it
+  P policy_;
+  Q queue_;
+  uint64_t used_bytes_ = 0;
+  uint64_t evictions_ = 0;
+};
+
+}  // namespace flashpq

@@ -1,0 +1,145 @@
+// engine/exact/relative_queue.h — the exact relative priority queue of the `exact` framework.
+//
+// Source: RIPQ paper (FAST'15) §4.1 "Absolute/Relative Priority Queue" and §4.3 "Segmented-LRU".
+// A relative priority p ∈ [0, 1] is the position of an object in the queue: the fraction of the
+// queue behind it. The policies of Table 2 only ever use the grid {1/L, 2/L, …, 1}; on that grid
+// the queue is exactly L equal segments, segment 1 at the head (p ∈ ((L−1)/L, 1]) and segment L
+// at the tail (p ∈ (0, 1/L]):
+//   * insert(x, k/L) puts x at the head of segment L−k+1;
+//   * increase(x, k/L) moves x to the head of segment L−k+1;
+//   * a segment l < L whose bytes exceed capacity/L moves its tail objects to the head of
+//     segment l+1 until it fits (the "overflow moves down" of §4.3); segment L takes the rest;
+//   * delete-min removes the tail of the lowest non-empty segment.
+// This is a byte-capacity SLRU with equal segments; with L = 1 it is one list (LRU or FIFO).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/object_table.h"
+
+namespace flashpq {
+
+/// Exact relative priority queue over grid priorities k/L (see the file comment).
+/// Does not own objects: it links entries of an ObjectTable owned by the cache.
+class ExactRelativeQueue {
+ public:
+  /// REQUIRES: grid >= 1, capacity_bytes >= 1, `table` outlives the queue.
+  ExactRelativeQueue(ObjectTable& table, uint32_t grid, uint64_t capacity_bytes)
+      : table_(table), grid_(grid), capacity_bytes_(capacity_bytes), segments_(grid) {
+    if (grid < 1) throw std::invalid_argument("relative queue: grid must be >= 1, got 0");
+  }
+
+  /// Number of segments L.
+  uint32_t grid() const { return grid_; }
+
+  /// Converts a grid priority k/L to a 0-based segment index (0 = head segment).
+  /// Throws std::invalid_argument if p is outside [1/L, 1] or not within 1e-9 of a grid point.
+  uint32_t segment_of(double p) const {
+    const double scaled = p * grid_;
+    const double k = std::round(scaled);
+    if (!(std::fabs(scaled - k) <= 1e-9) || k < 1 || k > grid_) {
+      throw std::invalid_argument("exact relative queue: priority " + std::to_string(p) +
+                                  " is not on the grid k/" + std::to_string(grid_));
+    }
+    return grid_ - static_cast<uint32_t>(k);
+  }
+
+  /// The relative priority of cached object h: the upper end k/L of its segment's range.
+  double priority(Handle h) const {
+    return static_cast<double>(grid_ - table_[h].slot) / grid_;
+  }
+
+  /// insert(x, p) of §4.1. REQUIRES: h not queued.
+  void insert(Handle h, double p) {
+    const uint32_t s = segment_of(p);
+    push_front(s, h);
+    rebalance_from(s);
+  }
+
+  /// increase(x, p) of §4.1: moves h to the head of the segment of p.
+  /// REQUIRES: h queued and p >= priority(h) (a decrease is rejected with invalid_argument).
+  void increase(Handle h, double p) {
+    const uint32_t s = segment_of(p);
+    if (s > table_[h].slot) {
+      throw std::invalid_argument("exact relative queue: increase to a lower priority");
+    }
+    unlink(h);
+    push_front(s, h);
+    rebalance_from(s);
+  }
+
+  /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
+  void remove(Handle h) { unlink(h); }
+
+  /// The object delete-min would remove: the tail of the lowest non-empty segment, or
+  /// kNoHandle when the queue is empty.
+  Handle min() const {
+    for (uint32_t s = grid_; s-- > 0;) {
+      if (segments_[s].tail != kNoHandle) return segments_[s].tail;
+    }
+    return kNoHandle;
+  }
+
+  /// Bytes of DRAM the queue itself holds (segment heads; links live in the entries).
+  size_t memory_bytes() const { return segments_.capacity() * sizeof(Segment); }
+
+  /// Bytes currently in segment s (0-based), for tests.
+  uint64_t segment_bytes(uint32_t s) const { return segments_[s].bytes; }
+
+ private:
+  struct Segment {
+    Handle head = kNoHandle;
+    Handle tail = kNoHandle;
+    uint64_t bytes = 0;
+  };
+
+  void push_front(uint32_t s, Handle h) {
+    Segment& seg = segments_[s];
+    ObjectEntry& e = table_[h];
+    e.slot = s;
+    e.prev = kNoHandle;
+    e.next = seg.head;
+    if (seg.head != kNoHandle) table_[seg.head].prev = h;
+    else seg.tail = h;
+    seg.head = h;
+    seg.bytes += e.size_bytes;
+  }
+
+  void unlink(Handle h) {
+    ObjectEntry& e = table_[h];
+    Segment& seg = segments_[e.slot];
+    if (e.prev != kNoHandle) table_[e.prev].next = e.next;
+    else seg.head = e.next;
+    if (e.next != kNoHandle) table_[e.next].prev = e.prev;
+    else seg.tail = e.prev;
+    seg.bytes -= e.size_bytes;
+  }
+
+  // Segment s < L overflows when bytes·L > capacity (exact integer test, no rounding).
+  bool overflows(uint32_t s) const {
+    return s + 1 < grid_ && segments_[s].bytes * grid_ > capacity_bytes_;
+  }
+
+  // §4.3: "ones at the tail of these caches will be demoted to the next lower priority cache".
+  void rebalance_from(uint32_t s) {
+    for (; s + 1 < grid_; ++s) {
+      if (!overflows(s)) return;  // lower segments only grow through this segment's overflow
+      while (overflows(s)) {
+        const Handle t = segments_[s].tail;
+        unlink(t);
+        push_front(s + 1, t);
+      }
+    }
+  }
+
+  ObjectTable& table_;
+  uint32_t grid_;
+  uint64_t capacity_bytes_;
+  std::vector<Segment> segments_;
+};
+
+}  // namespace flashpq

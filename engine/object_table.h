@@ -1,0 +1,123 @@
+// engine/object_table.h — the index map (key → cached object) and the slab of object entries.
+//
+// Every framework keeps its cached objects here. An object is named by a 32-bit Handle, the
+// index of its entry in a slab; freed entries are recycled through a free list, so the steady
+// state allocates nothing per request. The index is an open-addressing flat hash set of handles
+// (Abseil SwissTable) looked up heterogeneously by key: a slot costs 4 bytes plus one control
+// byte, the key lives once, in the entry (RIPQ paper §4.2 "Index Map"; §4.4 counts its memory).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+
+namespace flashpq {
+
+/// Names one cached object: the index of its entry in the ObjectTable's slab.
+using Handle = uint32_t;
+inline constexpr Handle kNoHandle = std::numeric_limits<Handle>::max();
+
+/// One cached object. 32 bytes. The fields after `size_bytes` belong to whoever orders the
+/// object (the framework: list links or heap position) and to the policy (`policy_state`).
+struct ObjectEntry {
+  uint64_t key = 0;
+  /// Size the object occupies in the cache, in bytes (1 in unit-size mode).
+  uint32_t size_bytes = 0;
+  /// Intrusive list links (kNoHandle at the ends) or, for heap-ordered queues, `prev` holds the
+  /// heap position. Owned by the framework.
+  Handle prev = kNoHandle;
+  Handle next = kNoHandle;
+  /// Framework-owned small value: the segment or section the object is in.
+  uint32_t slot = 0;
+  /// Policy-owned value: GDSF's access count n since insertion; unused by FIFO/LRU/SLRU.
+  uint32_t policy_state = 0;
+};
+static_assert(sizeof(ObjectEntry) == 32);
+
+/// The slab of entries plus the key index. Not thread-safe.
+class ObjectTable {
+ public:
+  ObjectTable() : index_(0, KeyHash{&entries_}, KeyEq{&entries_}) {}
+  ObjectTable(const ObjectTable&) = delete;
+  ObjectTable& operator=(const ObjectTable&) = delete;
+
+  /// Reserves room for `objects` entries and index slots, so that a run that never exceeds it
+  /// allocates nothing after start-up.
+  void reserve(size_t objects) {
+    entries_.reserve(objects);
+    index_.reserve(objects);
+  }
+
+  /// Returns the handle of the cached object with `key`, or kNoHandle.
+  Handle find(uint64_t key) const {
+    auto it = index_.find(key);
+    return it == index_.end() ? kNoHandle : *it;
+  }
+
+  /// Creates an entry for `key` (REQUIRES: not present) and indexes it. Returns its handle.
+  Handle add(uint64_t key, uint32_t size_bytes) {
+    Handle h;
+    if (free_head_ != kNoHandle) {
+      h = free_head_;
+      free_head_ = entries_[h].next;
+    } else {
+      h = static_cast<Handle>(entries_.size());
+      entries_.emplace_back();
+    }
+    entries_[h] = ObjectEntry{key, size_bytes, kNoHandle, kNoHandle, 0, 0};
+    index_.insert(h);
+    ++live_;
+    return h;
+  }
+
+  /// Removes the entry `h` from the index and recycles it. REQUIRES: h is live.
+  void remove(Handle h) {
+    index_.erase(entries_[h].key);
+    entries_[h].next = free_head_;
+    free_head_ = h;
+    --live_;
+  }
+
+  ObjectEntry& operator[](Handle h) { return entries_[h]; }
+  const ObjectEntry& operator[](Handle h) const { return entries_[h]; }
+
+  /// Number of live (cached) objects.
+  size_t size() const { return live_; }
+
+  /// Bytes of DRAM held by the index and the slab, measured from their allocated capacities
+  /// (hash slots × (4 B handle + 1 control byte) + slab capacity × 32 B).
+  size_t memory_bytes() const {
+    return index_.capacity() * (sizeof(Handle) + 1) + entries_.capacity() * sizeof(ObjectEntry);
+  }
+
+ private:
+  // Heterogeneous hashing: the set stores handles but is probed with keys. Both functors see
+  // the slab through a pointer to the vector (the vector object never moves; its buffer may).
+  struct KeyHash {
+    using is_transparent = void;
+    const std::vector<ObjectEntry>* entries;
+    size_t operator()(uint64_t key) const { return absl::Hash<uint64_t>{}(key); }
+    size_t operator()(Handle h) const { return (*this)((*entries)[h].key); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    const std::vector<ObjectEntry>* entries;
+    uint64_t k(uint64_t key) const { return key; }
+    uint64_t k(Handle h) const { return (*entries)[h].key; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return k(a) == k(b);
+    }
+  };
+
+  std::vector<ObjectEntry> entries_;
+  absl::flat_hash_set<Handle, KeyHash, KeyEq> index_;
+  Handle free_head_ = kNoHandle;
+  size_t live_ = 0;
+};
+
+}  // namespace flashpq

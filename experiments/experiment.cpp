@@ -1,0 +1,466 @@
+#include "experiments/experiment.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "fmt/format.h"
+
+namespace flashpq {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> names_of(const std::vector<std::string>& v) { return v; }
+
+std::vector<KeySpec> build_schema() {
+  using VT = ValueType;
+  return {
+      {"trace.path", VT::kPath, "", "path", "trace file (plain or zstd-compressed)", {}},
+      {"trace.format", VT::kEnum, "oracleGeneral", "", "trace format",
+       names_of(trace_format_names())},
+      {"trace.time_col", VT::kInt, "0", "column", "csv: 1-based time column, 0 = none", {}, 0,
+       4096},
+      {"trace.key_col", VT::kInt, "0", "column", "csv: 1-based key column (required for csv)",
+       {}, 0, 4096},
+      {"trace.size_col", VT::kInt, "0", "column", "csv: 1-based size column, 0 = every size 1",
+       {}, 0, 4096},
+      {"trace.op_col", VT::kInt, "0", "column", "csv: 1-based op column, 0 = every op a get", {},
+       0, 4096},
+      {"trace.header", VT::kBool, "false", "", "csv: first line is a header", {}},
+      {"trace.delimiter", VT::kChar, ",", "", "csv: field delimiter (one character)", {}},
+      {"trace.key_is_numeric", VT::kBool, "true", "",
+       "csv: keys are decimal integers (false: hash the key text)", {}},
+      {"trace.time_unit", VT::kEnum, "s", "", "csv and kvcache_csv: unit of the time column",
+       {"s", "ms", "us", "ns"}},
+      {"seed", VT::kInt, "1", "", "seed of every random stream of the cell", {}, 0,
+       9007199254740992.0},
+      {"warmup", VT::kFraction, "0", "fraction",
+       "fraction of requests excluded from the metrics, in [0, 1)", {}},
+      {"cache.capacity", VT::kCapacity, "0.1", "bytes or fraction",
+       "bytes with a unit (256MiB, 4KiB; a plain integer is bytes) or, written with a decimal "
+       "point, a fraction in (0, 1] of the working set (sum of first-seen sizes)",
+       {}},
+      {"cache.unit_size", VT::kBool, "false", "",
+       "count every object as size 1 (capacity in objects)", {}},
+      {"cache.on_size_change", VT::kEnum, "keep", "",
+       "a get whose size differs from the cached copy: keep = hit, copy keeps its size "
+       "(libCacheSim); update = miss, reinsert with the new size",
+       {"keep", "update"}},
+      {"policy.name", VT::kEnum, "lru", "", "caching policy", names_of(policy_names())},
+      {"policy.segments", VT::kInt, "3", "", "L: SLRU segments, GDSF frequency cap", {}, 1, 64},
+      {"framework.name", VT::kEnum, "exact", "", "priority-queue framework",
+       names_of(framework_names())},
+      {"device.name", VT::kEnum, "null", "", "device", names_of(device_names())},
+  };
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+const KeySpec* find_spec(const std::string& key) {
+  for (const auto& s : experiment_schema()) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& key,
+                       const std::string& expected, const std::string& found) {
+  throw ConfigError(fmt::format("{}: key '{}': expected {}, found '{}'", where, key, expected,
+                                found));
+}
+
+std::string allowed_keys_under(const std::string& section) {
+  std::vector<std::string> keys;
+  for (const auto& s : experiment_schema()) {
+    if (section.empty() ? s.key.find('.') == std::string::npos
+                        : s.key.rfind(section + ".", 0) == 0) {
+      keys.push_back(section.empty() ? s.key : s.key.substr(section.size() + 1));
+    }
+  }
+  if (section.empty()) {
+    for (const char* k : {"name", "output", "matrix", "trace", "cache", "policy", "framework",
+                          "device"}) {
+      keys.emplace_back(k);
+    }
+  }
+  return join(keys);
+}
+
+// YAML reads `null` and `~` as a null node; `device: {name: null}` means the device "null".
+bool is_scalar(const YAML::Node& n) { return n.IsScalar() || n.IsNull(); }
+std::string scalar_text(const YAML::Node& n) { return n.IsNull() ? "null" : n.Scalar(); }
+
+std::string where_of(const std::string& file, const YAML::Node& node) {
+  return fmt::format("{}:{}", file, node.Mark().line + 1);
+}
+
+bool parse_bool(const std::string& t, bool* out) {
+  if (t == "true" || t == "True" || t == "yes") return *out = true, true;
+  if (t == "false" || t == "False" || t == "no") return *out = false, true;
+  return false;
+}
+
+bool parse_double(const std::string& t, double* out) {
+  const char* b = t.data();
+  const char* e = b + t.size();
+  auto [p, ec] = std::from_chars(b, e, *out);
+  return ec == std::errc() && p == e && std::isfinite(*out);
+}
+
+bool parse_int(const std::string& t, int64_t* out) {
+  const char* b = t.data();
+  const char* e = b + t.size();
+  auto [p, ec] = std::from_chars(b, e, *out);
+  return ec == std::errc() && p == e;
+}
+
+// Checks `text` against the spec's type; throws ConfigError naming where and what is allowed.
+void check_value(const KeySpec& s, const SourcedValue& v) {
+  const std::string& t = v.text;
+  switch (s.type) {
+    case ValueType::kString:
+      return;
+    case ValueType::kPath:
+      if (t.empty()) fail(v.where, s.key, "a file path", t);
+      return;
+    case ValueType::kEnum:
+      if (std::find(s.allowed.begin(), s.allowed.end(), t) == s.allowed.end()) {
+        fail(v.where, s.key, "one of " + join(s.allowed), t);
+      }
+      return;
+    case ValueType::kInt: {
+      int64_t x;
+      if (!parse_int(t, &x) || x < s.min || x > s.max) {
+        fail(v.where, s.key, fmt::format("an integer in [{}, {}]", s.min, s.max), t);
+      }
+      return;
+    }
+    case ValueType::kBool: {
+      bool b;
+      if (!parse_bool(t, &b)) fail(v.where, s.key, "true or false", t);
+      return;
+    }
+    case ValueType::kFraction: {
+      double x;
+      if (!parse_double(t, &x) || x < 0 || x >= 1) fail(v.where, s.key, "a number in [0, 1)", t);
+      return;
+    }
+    case ValueType::kChar:
+      if (t.size() != 1) fail(v.where, s.key, "exactly one character", t);
+      return;
+    case ValueType::kCapacity: {
+      const std::string expected =
+          "a size with a unit (256MiB, 4KiB, 4096 = bytes) or a fraction in (0, 1] written "
+          "with a decimal point (0.1)";
+      if (t.find('.') != std::string::npos) {
+        double x;
+        if (!parse_double(t, &x) || !(x > 0 && x <= 1)) fail(v.where, s.key, expected, t);
+      } else {
+        try {
+          if (parse_size(t) == 0) fail(v.where, s.key, expected + ", at least 1 byte", t);
+        } catch (const std::invalid_argument&) {
+          fail(v.where, s.key, expected, t);
+        }
+      }
+      return;
+    }
+  }
+}
+
+struct ParsedFile {
+  std::string name;
+  std::string output;
+  std::map<std::string, SourcedValue> base;
+  std::vector<std::pair<std::string, std::vector<SourcedValue>>> matrix;  // in file order
+};
+
+std::vector<SourcedValue> list_values(const std::string& where_key, const std::string& key,
+                                      const YAML::Node& seq, const std::string& file) {
+  std::vector<SourcedValue> out;
+  if (!seq.IsSequence() || seq.size() == 0) {
+    fail(where_key, key, "a non-empty list of values under matrix:", YAML::Dump(seq));
+  }
+  for (const auto& item : seq) {
+    if (!is_scalar(item)) fail(where_of(file, item), key, "a scalar value", YAML::Dump(item));
+    out.push_back({scalar_text(item), where_of(file, item)});
+  }
+  return out;
+}
+
+ParsedFile parse_file(const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(file + ": cannot open the experiment file");
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw ConfigError(file + ": expected a YAML mapping at the top level");
+  ParsedFile pf;
+  pf.name = fs::path(file).stem().string();
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    const YAML::Node& val = kv.second;
+    const std::string where = where_of(file, kv.first);
+    if (key == "name" || key == "output") {
+      if (!val.IsScalar()) fail(where, key, "a string", YAML::Dump(val));
+      (key == "name" ? pf.name : pf.output) = val.Scalar();
+    } else if (key == "matrix") {
+      if (!val.IsMap()) fail(where, key, "a mapping of dotted keys to lists", YAML::Dump(val));
+      for (const auto& axis : val) {
+        const std::string akey = axis.first.Scalar();
+        const std::string awhere = where_of(file, axis.first);
+        if (!find_spec(akey)) {
+          throw ConfigError(fmt::format("{}: unknown matrix key '{}' (allowed: {})", awhere, akey,
+                                        [] {
+                                          std::vector<std::string> k;
+                                          for (const auto& s : experiment_schema())
+                                            k.push_back(s.key);
+                                          return join(k);
+                                        }()));
+        }
+        for (const auto& [k, _] : pf.matrix) {
+          if (k == akey) throw ConfigError(awhere + ": matrix key '" + akey + "' given twice");
+        }
+        pf.matrix.emplace_back(akey, list_values(awhere, akey, axis.second, file));
+      }
+    } else if (val.IsMap()) {
+      const std::string allowed = allowed_keys_under(key);
+      if (allowed.empty()) {
+        throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: {})", where, key,
+                                      allowed_keys_under("")));
+      }
+      for (const auto& sub : val) {
+        const std::string full = key + "." + sub.first.Scalar();
+        const std::string swhere = where_of(file, sub.first);
+        if (!find_spec(full)) {
+          throw ConfigError(fmt::format("{}: unknown key '{}' (allowed under {}: {})", swhere,
+                                        full, key, allowed));
+        }
+        if (!is_scalar(sub.second)) {
+          fail(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
+        }
+        pf.base[full] = {scalar_text(sub.second), swhere};
+      }
+    } else if (find_spec(key) && is_scalar(val)) {
+      pf.base[key] = {scalar_text(val), where};
+    } else if (find_spec(key)) {
+      fail(where, key, "a scalar (lists belong under matrix:)", YAML::Dump(val));
+    } else {
+      throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: {})", where, key,
+                                    allowed_keys_under("")));
+    }
+  }
+  return pf;
+}
+
+void apply_override(ParsedFile& pf, const Override& o) {
+  const std::string where = "--set " + o.key;
+  if (o.key == "name") return void(pf.name = o.value);
+  if (o.key == "output") return void(pf.output = o.value);
+  if (!find_spec(o.key)) {
+    std::vector<std::string> k;
+    for (const auto& s : experiment_schema()) k.push_back(s.key);
+    throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where,
+                                  o.key, join(k)));
+  }
+  std::erase_if(pf.matrix, [&](const auto& axis) { return axis.first == o.key; });
+  pf.base.erase(o.key);
+  YAML::Node n;
+  try {
+    n = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: cannot parse '{}': {}", where, o.value, e.msg));
+  }
+  if (n.IsSequence()) {
+    std::vector<SourcedValue> vals;
+    for (const auto& item : n) {
+      if (!is_scalar(item)) fail(where, o.key, "a list of scalars", o.value);
+      vals.push_back({scalar_text(item), where});
+    }
+    if (vals.empty()) fail(where, o.key, "a non-empty list", o.value);
+    pf.matrix.emplace_back(o.key, std::move(vals));
+  } else {
+    pf.base[o.key] = {is_scalar(n) ? scalar_text(n) : o.value, where};
+  }
+}
+
+// Resolves a relative path: as given when it exists from the current directory, else against
+// the experiment file's directory.
+std::string resolve_path(const std::string& p, const std::string& yaml_file) {
+  if (p.empty() || fs::path(p).is_absolute() || fs::exists(p)) return p;
+  const fs::path alt = fs::path(yaml_file).parent_path() / p;
+  return fs::exists(alt) ? alt.string() : p;
+}
+
+CellConfig make_cell(const std::string& file, const std::string& experiment, size_t index,
+                     const std::map<std::string, SourcedValue>& values) {
+  CellConfig c;
+  c.experiment = experiment;
+  c.index = index;
+  auto get = [&](const std::string& k) -> const SourcedValue& { return values.at(k); };
+  auto text = [&](const std::string& k) -> const std::string& { return get(k).text; };
+  auto as_int = [&](const std::string& k) {
+    int64_t x = 0;
+    parse_int(text(k), &x);
+    return x;
+  };
+  auto as_bool = [&](const std::string& k) {
+    bool b = false;
+    parse_bool(text(k), &b);
+    return b;
+  };
+  for (const auto& s : experiment_schema()) {
+    const auto it = values.find(s.key);
+    if (it == values.end() || (it->second.text.empty() && s.type != ValueType::kString)) {
+      throw ConfigError(fmt::format("{}: key '{}' is required ({})", file, s.key, s.help));
+    }
+    check_value(s, it->second);
+    c.parameters.emplace_back(s.key, it->second.text);
+  }
+
+  c.trace.path = resolve_path(text("trace.path"), file);
+  if (!fs::is_regular_file(c.trace.path)) {
+    fail(get("trace.path").where, "trace.path", "an existing trace file", text("trace.path"));
+  }
+  c.trace.format = text("trace.format");
+  c.trace.time_col = static_cast<int>(as_int("trace.time_col"));
+  c.trace.key_col = static_cast<int>(as_int("trace.key_col"));
+  c.trace.size_col = static_cast<int>(as_int("trace.size_col"));
+  c.trace.op_col = static_cast<int>(as_int("trace.op_col"));
+  c.trace.has_header = as_bool("trace.header");
+  c.trace.delimiter = text("trace.delimiter")[0];
+  c.trace.key_is_numeric = as_bool("trace.key_is_numeric");
+  const std::string& tu = text("trace.time_unit");
+  c.trace.time_unit_ns = tu == "s" ? 1e9 : tu == "ms" ? 1e6 : tu == "us" ? 1e3 : 1.0;
+  c.seed = static_cast<uint64_t>(as_int("seed"));
+  parse_double(text("warmup"), &c.warmup);
+
+  const std::string& cap = text("cache.capacity");
+  if (cap.find('.') != std::string::npos) {
+    c.capacity.is_fraction = true;
+    parse_double(cap, &c.capacity.fraction);
+  } else {
+    c.capacity.bytes = parse_size(cap);
+  }
+  c.cache.unit_size = as_bool("cache.unit_size");
+  c.cache.on_size_change =
+      text("cache.on_size_change") == "update" ? SizeChange::kUpdate : SizeChange::kKeep;
+  c.policy.name = text("policy.name");
+  c.policy.segments = static_cast<uint32_t>(as_int("policy.segments"));
+  c.framework.name = text("framework.name");
+  c.device.name = text("device.name");
+
+  // Component validation: cross-key checks each Config owns.
+  try {
+    c.trace.validate();
+    c.policy.validate();
+    c.framework.validate();
+    c.device.validate();
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("{}: cell {}: {}", file, index, e.what()));
+  }
+  return c;
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& experiment_schema() {
+  static const std::vector<KeySpec> schema = build_schema();
+  return schema;
+}
+
+std::string schema_help() {
+  std::string out =
+      "Experiment keys (YAML, dotted paths; any of them may be a list under matrix: or set "
+      "with --set KEY=VALUE):\n";
+  out += fmt::format("  {:<22} {:<15} {}\n", "name", "(file stem)", "experiment name");
+  out += fmt::format("  {:<22} {:<15} {}\n", "output", "results/NAME.csv",
+                     "results file (.csv or .jsonl)");
+  for (const auto& s : experiment_schema()) {
+    std::string dflt = s.default_value.empty() ? "(required)" : s.default_value;
+    std::string help = s.help;
+    if (!s.unit.empty()) help += " [" + s.unit + "]";
+    if (s.type == ValueType::kEnum) help += " {" + join(s.allowed, "|") + "}";
+    if (s.type == ValueType::kInt) help += fmt::format(" (range {}..{})", s.min, s.max);
+    out += fmt::format("  {:<22} {:<15} {}\n", s.key, dflt, help);
+  }
+  return out;
+}
+
+uint64_t CapacitySpec::resolve(uint64_t working_set) const {
+  if (!is_fraction) return bytes;
+  const auto v = static_cast<uint64_t>(std::floor(fraction * static_cast<double>(working_set)));
+  return std::max<uint64_t>(v, 1);
+}
+
+uint64_t parse_size(const std::string& text) {
+  const std::string expected =
+      "a size: an integer number of bytes, optionally followed by B, KiB, MiB, GiB, TiB "
+      "(powers of 2) or kB, MB, GB, TB (powers of 10)";
+  uint64_t n = 0;
+  const char* b = text.data();
+  const char* e = b + text.size();
+  auto [p, ec] = std::from_chars(b, e, n);
+  if (ec != std::errc() || p == b) {
+    throw std::invalid_argument("expected " + expected + ", found '" + text + "'");
+  }
+  std::string unit(p, e);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  static const std::pair<const char*, uint64_t> kUnits[] = {
+      {"", 1},           {"B", 1},
+      {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
+      {"kB", 1000},      {"KB", 1000},        {"MB", 1000000},     {"GB", 1000000000},
+      {"TB", 1000000000000ull}};
+  for (const auto& [name, mult] : kUnits) {
+    if (unit == name) {
+      if (n > UINT64_MAX / mult) {
+        throw std::invalid_argument("size '" + text + "' overflows 64 bits");
+      }
+      return n * mult;
+    }
+  }
+  throw std::invalid_argument("expected " + expected + ", found '" + text + "'");
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides) {
+  ParsedFile pf = parse_file(path);
+  for (const auto& o : overrides) apply_override(pf, o);
+
+  // Defaults, then the file's values (already in pf.base).
+  std::map<std::string, SourcedValue> base;
+  for (const auto& s : experiment_schema()) base[s.key] = {s.default_value, path + " (default)"};
+  for (const auto& [k, v] : pf.base) base[k] = v;
+
+  Experiment ex;
+  ex.name = pf.name;
+  ex.output = pf.output.empty() ? "results/" + pf.name + ".csv" : pf.output;
+  // Cartesian product, the first axis varying slowest.
+  size_t total = 1;
+  for (const auto& [k, vals] : pf.matrix) total *= vals.size();
+  if (total > 10'000'000) throw ConfigError(path + ": the matrix has more than 10 million cells");
+  for (size_t i = 0; i < total; ++i) {
+    auto values = base;
+    size_t rest = i;
+    for (size_t a = pf.matrix.size(); a-- > 0;) {
+      const auto& [k, vals] = pf.matrix[a];
+      values[k] = vals[rest % vals.size()];
+      rest /= vals.size();
+    }
+    ex.cells.push_back(make_cell(path, ex.name, i, values));
+  }
+  return ex;
+}
+
+}  // namespace flashpq

@@ -1,0 +1,54 @@
+// policies/policy.h — the policy extension point.
+//
+// A policy never touches the device. It turns hits and misses into the priority-queue
+// operations of the RIPQ paper §4.1 — insert(x, p), increase(x, p) and the implicit
+// delete-min — on whatever queue the framework provides, so that the same policy runs on the
+// exact framework, on RIPQ and on SIPQ. Table 2 of the paper is the contract.
+//
+// A policy type P provides (checked by the Policy concept below):
+//   static constexpr PriorityKind kKind;      relative (SLRU family) or absolute (GDSF family)
+//   explicit P(const PolicyConfig&);
+//   uint32_t grid() const;                    relative policies: the L of their k/L priorities
+//   template <class Q> void on_insert(Q&, ObjectTable&, Handle);   a miss is inserted
+//   template <class Q> void on_hit(Q&, ObjectTable&, Handle);      a hit
+//   template <class Q> void on_evict(Q&, ObjectTable&, Handle);    h is delete-min's victim,
+//                                                                  still queued
+// Policies are templates, not virtual classes: the cache is instantiated once per
+// (policy, framework) pair so that no virtual call sits on the per-request path.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/object_table.h"
+
+namespace flashpq {
+
+/// Which interface of §4.1 a policy uses.
+enum class PriorityKind { kRelative, kAbsolute };
+
+/// The `policy:` section of an experiment.
+struct PolicyConfig {
+  /// Registered policy name: fifo | lru | slru | gdsf. Default "lru".
+  std::string name = "lru";
+  /// L: the number of segments of SLRU-L, the frequency cap of GDSF-L. Range [1, 64].
+  /// Default 3. Ignored by fifo and lru (LRU is SLRU-1).
+  uint32_t segments = 3;
+
+  /// Throws std::invalid_argument quoting the bad value (unknown name, segments outside
+  /// [1, 64]).
+  void validate() const;
+};
+
+/// The registered policy names, in registration order.
+const std::vector<std::string>& policy_names();
+
+template <class P>
+concept Policy = requires(P p, const P cp) {
+  { P::kKind } -> std::convertible_to<PriorityKind>;
+  { cp.grid() } -> std::convertible_to<uint32_t>;
+};
+
+}  // namespace flashpq

@@ -1,0 +1,25 @@
+#include "policies/registry.h"
+
+#include <algorithm>
+#include <string>
+
+namespace flashpq {
+
+const std::vector<std::string>& policy_names() {
+  static const std::vector<std::string> names = {"fifo", "lru", "slru", "gdsf"};
+  return names;
+}
+
+void PolicyConfig::validate() const {
+  const auto& names = policy_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw std::invalid_argument("policy.name: unknown policy '" + name +
+                                "' (allowed: fifo, lru, slru, gdsf)");
+  }
+  if (segments < 1 || segments > 64) {
+    throw std::invalid_argument("policy.segments: expected an integer in [1, 64], found " +
+                                std::to_string(segments));
+  }
+}
+
+}  // namespace flashpq

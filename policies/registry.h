@@ -1,0 +1,28 @@
+// policies/registry.h — policies registered by name; the YAML value `policy.name` selects one.
+//
+// A new policy is one new header in this folder plus one line in with_policy() and one name in
+// policy_names() (registry.cpp).
+#pragma once
+
+#include <stdexcept>
+#include <utility>
+
+#include "policies/fifo.h"
+#include "policies/gdsf.h"
+#include "policies/policy.h"
+#include "policies/slru.h"
+
+namespace flashpq {
+
+/// Calls fn(P{config}) with the policy type registered under config.name and returns its
+/// result. Throws std::invalid_argument for an unknown name.
+template <class Fn>
+decltype(auto) with_policy(const PolicyConfig& config, Fn&& fn) {
+  if (config.name == "fifo") return std::forward<Fn>(fn)(FifoPolicy(config));
+  if (config.name == "lru") return std::forward<Fn>(fn)(LruPolicy(config));
+  if (config.name == "slru") return std::forward<Fn>(fn)(SlruPolicy(config));
+  if (config.name == "gdsf") return std::forward<Fn>(fn)(GdsfPolicy(config));
+  throw std::invalid_argument("unknown policy '" + config.name + "'");
+}
+
+}  // namespace flashpq

@@ -1,0 +1,54 @@
+// policies/slru.h — Segmented-L LRU on the relative priority interface.
+//
+// Source: RIPQ paper §4.3 "Segmented-LRU" and Table 2:
+//   on miss: insert(x, 1/L)                       — the head of the L-th (lowest) segment;
+//   on hit:  increase(x, min(1, (1 + ⌈p·L⌉)/L))   — the head of the next higher segment,
+// where p is x's current relative priority. A segment's overflow is demoted by the queue
+// (relative priorities decay implicitly, §4.1). With L = 1 this is LRU.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "policies/policy.h"
+
+namespace flashpq {
+
+class SlruPolicy {
+ public:
+  static constexpr PriorityKind kKind = PriorityKind::kRelative;
+  /// REQUIRES: config validated (segments in [1, 64]).
+  explicit SlruPolicy(const PolicyConfig& config) : segments_(config.segments) {}
+  uint32_t grid() const { return segments_; }
+
+  template <class Q>
+  void on_insert(Q& q, ObjectTable&, Handle h) {
+    q.insert(h, 1.0 / segments_);
+  }
+  template <class Q>
+  void on_hit(Q& q, ObjectTable&, Handle h) {
+    // ⌈p·L⌉ with a 1e-9 guard: p = k/L is not exact in binary floating point.
+    const double steps = std::ceil(q.priority(h) * segments_ - 1e-9);
+    q.increase(h, std::min(1.0, (1.0 + steps) / segments_));
+  }
+  template <class Q>
+  void on_evict(Q&, ObjectTable&, Handle) {}
+
+ private:
+  uint32_t segments_;
+};
+
+/// LRU is SLRU-1 (§4.3); `segments` is ignored.
+class LruPolicy : public SlruPolicy {
+ public:
+  explicit LruPolicy(const PolicyConfig&) : SlruPolicy(one_segment()) {}
+
+ private:
+  static PolicyConfig one_segment() {
+    PolicyConfig c;
+    c.segments = 1;
+    return c;
+  }
+};
+
+}  // namespace flashpq

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages FlashPQ builds, tests and plots with, if any are missing.
+# Uses sudo when not root. Every library comes from Debian; nothing is downloaded otherwise.
+set -euo pipefail
+PACKAGES=(
+  cmake ninja-build g++ pkg-config make
+  libabsl-dev libcli11-dev libyaml-cpp-dev libzstd-dev libfmt-dev libxxhash-dev catch2
+  python3 python3-matplotlib python3-numpy python3-pytest
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,122 @@
+#include "sim/cell_runner.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "devices/device.h"
+#include "engine/framework.h"
+#include "fmt/format.h"
+#include "policies/registry.h"
+#include "sim/replay.h"
+
+namespace flashpq {
+
+namespace {
+
+// Metric columns, in order; failed rows carry them empty.
+const char* const kMetricNames[] = {
+    "requests",        "get_requests",    "set_requests",   "delete_requests",
+    "hits",            "object_hit_ratio", "byte_hit_ratio", "compulsory_misses",
+    "bytes_requested", "bytes_hit",        "evictions",      "cached_objects",
+    "cached_bytes",    "index_bytes",      "index_bytes_per_object", "wall_seconds"};
+
+std::string num(uint64_t v) { return std::to_string(v); }
+// Shortest text that reads back as the same double; empty for NaN ("no value").
+std::string num(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+
+double ratio(uint64_t a, uint64_t b) {
+  return b == 0 ? std::nan("") : static_cast<double>(a) / static_cast<double>(b);
+}
+
+ResultRow head_columns(const CellConfig& cell) {
+  ResultRow row;
+  row.push_back({"experiment", cell.experiment, false});
+  row.push_back({"cell", num(static_cast<uint64_t>(cell.index)), true});
+  for (const auto& [k, v] : cell.parameters) row.push_back({k, v, false});
+  return row;
+}
+
+}  // namespace
+
+ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
+  CacheConfig cache = cell.cache;
+  const uint64_t working_set = cache.unit_size ? summary.unique_objects
+                                               : summary.working_set_bytes;
+  cache.capacity_bytes = cell.capacity.resolve(working_set);
+  cache.validate();
+  const auto warmup_requests = static_cast<uint64_t>(
+      std::floor(cell.warmup * static_cast<double>(summary.requests)));
+
+  auto device = make_device(cell.device);
+  HitStats stats;
+  uint64_t replayed = 0, evictions = 0, objects = 0, used = 0, index_bytes = 0;
+  const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
+  with_policy(cell.policy, [&](auto policy) {
+    with_framework(cell.framework, cache, std::move(policy), [&](auto& c) {
+      auto reader = open_trace(cell.trace);
+      replayed = replay_stream(c, *reader, stats, warmup_requests);
+      evictions = c.evictions();
+      objects = c.object_count();
+      used = c.used_bytes();
+      index_bytes = c.index_bytes();
+    });
+  });
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (replayed != summary.requests) {
+    throw std::runtime_error(fmt::format(
+        "{}: the trace yielded {} requests, but {} when summarised: did it change?",
+        cell.trace.path, replayed, summary.requests));
+  }
+
+  const HitCounters& h = stats.counters();
+  ResultRow row = head_columns(cell);
+  row.push_back({"cache_capacity_bytes", num(cache.capacity_bytes), true});
+  row.push_back({"warmup_requests", num(warmup_requests), true});
+  row.push_back({"flashpq_version", FLASHPQ_VERSION, false});
+  row.push_back({"trace_hash", summary.content_hash, false});
+  row.push_back({"trace_requests", num(summary.requests), true});
+  row.push_back({"trace_unique_objects", num(summary.unique_objects), true});
+  row.push_back({"trace_working_set_bytes", num(summary.working_set_bytes), true});
+  const std::string metrics[] = {
+      num(h.requests),
+      num(h.get_requests),
+      num(h.set_requests),
+      num(h.delete_requests),
+      num(h.hits),
+      num(ratio(h.hits, h.get_requests)),
+      num(ratio(h.bytes_hit, h.bytes_requested)),
+      num(h.compulsory_misses),
+      num(h.bytes_requested),
+      num(h.bytes_hit),
+      num(evictions),
+      num(objects),
+      num(used),
+      num(index_bytes),
+      num(objects ? static_cast<double>(index_bytes) / static_cast<double>(objects)
+                  : std::nan("")),
+      num(wall)};
+  static_assert(std::size(metrics) == std::size(kMetricNames));
+  for (size_t i = 0; i < std::size(kMetricNames); ++i) {
+    row.push_back({kMetricNames[i], metrics[i], true});
+  }
+  row.push_back({"error", "", false});
+  return row;
+}
+
+ResultRow failed_row(const CellConfig& cell, const std::string& error) {
+  ResultRow row = head_columns(cell);
+  for (const char* name : {"cache_capacity_bytes", "warmup_requests"}) {
+    row.push_back({name, "", true});
+  }
+  row.push_back({"flashpq_version", FLASHPQ_VERSION, false});
+  for (const char* name : {"trace_hash"}) row.push_back({name, "", false});
+  for (const char* name :
+       {"trace_requests", "trace_unique_objects", "trace_working_set_bytes"}) {
+    row.push_back({name, "", true});
+  }
+  for (const char* name : kMetricNames) row.push_back({name, "", true});
+  row.push_back({"error", error, false});
+  return row;
+}
+
+}  // namespace flashpq

@@ -1,0 +1,66 @@
+// sim/stats.h — hit-ratio accounting for one cell, after the warm-up.
+//
+// Definitions (DESIGN.md "Results"; libCacheSim's and the RIPQ paper's usage):
+//   object_hit_ratio = hits / get_requests;
+//   byte_hit_ratio   = bytes_hit / bytes_requested, both summing the request's size_bytes
+//                      (the size in the trace, also in unit-size mode);
+//   compulsory_misses = get misses on keys never requested (get or set) before, counting the
+//                      warm-up's requests as "before".
+// Only requests at index >= warmup_requests (0-based, in trace order) are counted.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_set.h"
+#include "engine/request.h"
+
+namespace flashpq {
+
+struct HitCounters {
+  uint64_t requests = 0;
+  uint64_t get_requests = 0;
+  uint64_t set_requests = 0;
+  uint64_t delete_requests = 0;
+  uint64_t hits = 0;
+  uint64_t compulsory_misses = 0;
+  uint64_t bytes_requested = 0;
+  uint64_t bytes_hit = 0;
+};
+
+/// Accumulates HitCounters. The set of seen keys is touched only on misses and sets, so a hit
+/// costs no extra hash probe.
+class HitStats {
+ public:
+  /// Records request r whose outcome was `hit`; counted only when `counted` (past warm-up).
+  void record(const Request& r, bool hit, bool counted) {
+    if (r.op == Op::kGet) {
+      bool first_seen = false;
+      if (!hit) first_seen = seen_.insert(r.key).second;
+      if (counted) {
+        c_.requests++;
+        c_.get_requests++;
+        c_.bytes_requested += r.size_bytes;
+        if (hit) {
+          c_.hits++;
+          c_.bytes_hit += r.size_bytes;
+        } else if (first_seen) {
+          c_.compulsory_misses++;
+        }
+      }
+    } else {
+      if (r.op == Op::kSet) seen_.insert(r.key);
+      if (counted) {
+        c_.requests++;
+        (r.op == Op::kSet ? c_.set_requests : c_.delete_requests)++;
+      }
+    }
+  }
+
+  const HitCounters& counters() const { return c_; }
+
+ private:
+  HitCounters c_;
+  absl::flat_hash_set<uint64_t> seen_;
+};
+
+}  // namespace flashpq

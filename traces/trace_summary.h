@@ -1,0 +1,32 @@
+// traces/trace_summary.h — one pass over a trace for what a cell needs before it runs.
+//
+// The working set follows libCacheSim's cal_working_set_size(): the sum, over distinct keys, of
+// each key's size at its first appearance (every object counts 1 in unit-size mode, so the
+// working set is then the number of distinct keys). A fractional `cache.capacity` multiplies it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "traces/trace_reader.h"
+
+namespace flashpq {
+
+struct TraceSummary {
+  /// Requests the reader yields (after op_count expansion and skipped zero-size records).
+  uint64_t requests = 0;
+  /// Distinct keys.
+  uint64_t unique_objects = 0;
+  /// Sum of first-seen sizes, in bytes.
+  uint64_t working_set_bytes = 0;
+  /// XXH3-64 of the trace file's bytes as stored (compressed or not), 16 lowercase hex digits.
+  std::string content_hash;
+};
+
+/// Reads the whole trace once. Throws TraceError like the reader does.
+TraceSummary summarize_trace(const TraceConfig& config);
+
+/// XXH3-64 of a file's bytes, as 16 lowercase hex digits. Throws TraceError if unreadable.
+std::string file_content_hash(const std::string& path);
+
+}  // namespace flashpq
