@@ -2,9 +2,8 @@
 //
 // Every framework keeps its cached objects here. An object is named by a 32-bit Handle, the
 // index of its entry in a slab; freed entries are recycled through a free list, so the steady
-// state allocates nothing per request. The index is an open-addressing flat hash set of handles
-// (Abseil SwissTable) looked up heterogeneously by key: a slot costs 4 bytes plus one control
-// byte, the key lives once, in the entry (RIPQ paper §4.2 "Index Map"; §4.4 counts its memory).
+// state allocates nothing per request. The index (engine/key_index.h) stores 8-byte
+// {fingerprint, handle} slots; the key lives once, in the entry (RIPQ paper §4.2 "Index Map").
 #pragma once
 
 #include <cstddef>
@@ -12,8 +11,7 @@
 #include <limits>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
+#include "engine/key_index.h"
 
 namespace flashpq {
 
@@ -41,7 +39,7 @@ static_assert(sizeof(ObjectEntry) == 32);
 /// The slab of entries plus the key index. Not thread-safe.
 class ObjectTable {
  public:
-  ObjectTable() : index_(0, KeyHash{&entries_}, KeyEq{&entries_}) {}
+  ObjectTable() : index_(KeyOf{&entries_}) {}
   ObjectTable(const ObjectTable&) = delete;
   ObjectTable& operator=(const ObjectTable&) = delete;
 
@@ -54,8 +52,7 @@ class ObjectTable {
 
   /// Returns the handle of the cached object with `key`, or kNoHandle.
   Handle find(uint64_t key) const {
-    auto it = index_.find(key);
-    return it == index_.end() ? kNoHandle : *it;
+    return index_.find(key);  // KeyIndex's empty marker is kNoHandle
   }
 
   /// Creates an entry for `key` (REQUIRES: not present) and indexes it. Returns its handle.
@@ -69,7 +66,7 @@ class ObjectTable {
       entries_.emplace_back();
     }
     entries_[h] = ObjectEntry{key, size_bytes, kNoHandle, kNoHandle, 0, 0};
-    index_.insert(h);
+    index_.insert(key, h);
     ++live_;
     return h;
   }
@@ -89,33 +86,21 @@ class ObjectTable {
   size_t size() const { return live_; }
 
   /// Bytes of DRAM held by the index and the slab, measured from their allocated capacities
-  /// (hash slots × (4 B handle + 1 control byte) + slab capacity × 32 B).
+  /// (index slots × 8 B + slab capacity × 32 B).
   size_t memory_bytes() const {
-    return index_.capacity() * (sizeof(Handle) + 1) + entries_.capacity() * sizeof(ObjectEntry);
+    return index_.memory_bytes() + entries_.capacity() * sizeof(ObjectEntry);
   }
 
  private:
-  // Heterogeneous hashing: the set stores handles but is probed with keys. Both functors see
-  // the slab through a pointer to the vector (the vector object never moves; its buffer may).
-  struct KeyHash {
-    using is_transparent = void;
+  // The index sees the slab through a pointer to the vector (the vector object never moves;
+  // its buffer may).
+  struct KeyOf {
     const std::vector<ObjectEntry>* entries;
-    size_t operator()(uint64_t key) const { return absl::Hash<uint64_t>{}(key); }
-    size_t operator()(Handle h) const { return (*this)((*entries)[h].key); }
-  };
-  struct KeyEq {
-    using is_transparent = void;
-    const std::vector<ObjectEntry>* entries;
-    uint64_t k(uint64_t key) const { return key; }
-    uint64_t k(Handle h) const { return (*entries)[h].key; }
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return k(a) == k(b);
-    }
+    uint64_t operator()(Handle h) const { return (*entries)[h].key; }
   };
 
   std::vector<ObjectEntry> entries_;
-  absl::flat_hash_set<Handle, KeyHash, KeyEq> index_;
+  KeyIndex<KeyOf> index_;
   Handle free_head_ = kNoHandle;
   size_t live_ = 0;
 };

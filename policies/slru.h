@@ -8,7 +8,7 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 
 #include "policies/policy.h"
 
@@ -27,8 +27,11 @@ class SlruPolicy {
   }
   template <class Q>
   void on_hit(Q& q, ObjectTable&, Handle h) {
-    // ⌈p·L⌉ with a 1e-9 guard: p = k/L is not exact in binary floating point.
-    const double steps = std::ceil(q.priority(h) * segments_ - 1e-9);
+    // ⌈p·L⌉ with a 1e-9 guard, since p = k/L is not exact in binary floating point. Written
+    // with a truncating cast (x >= 0) because std::ceil is a libm call on baseline x86-64.
+    const double x = q.priority(h) * segments_ - 1e-9;
+    const double t = static_cast<double>(static_cast<int64_t>(x));
+    const double steps = t < x ? t + 1 : t;
     q.increase(h, std::min(1.0, (1.0 + steps) / segments_));
   }
   template <class Q>

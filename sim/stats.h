@@ -33,19 +33,31 @@ class HitStats {
  public:
   /// Records request r whose outcome was `hit`; counted only when `counted` (past warm-up).
   void record(const Request& r, bool hit, bool counted) {
+    if (hit) [[likely]] {  // a hit is a get on a key already seen: no set probe
+      if (counted) {
+        c_.requests++;
+        c_.get_requests++;
+        c_.hits++;
+        c_.bytes_requested += r.size_bytes;
+        c_.bytes_hit += r.size_bytes;
+      }
+      return;
+    }
+    record_other(r, counted);
+  }
+
+  const HitCounters& counters() const { return c_; }
+
+ private:
+  // Misses, sets and deletes: the seen-key set is probed here only.
+  [[gnu::noinline]] void record_other(const Request& r, bool counted) {
     if (r.op == Op::kGet) {
-      bool first_seen = false;
-      if (!hit) first_seen = seen_.insert(r.key).second;
+      const bool first_seen = seen_.insert(r.key).second;
       if (counted) {
         c_.requests++;
         c_.get_requests++;
         c_.bytes_requested += r.size_bytes;
-        if (hit) {
-          c_.hits++;
-          c_.bytes_hit += r.size_bytes;
-        } else if (first_seen) {
-          c_.compulsory_misses++;
-        }
+        if (first_seen) c_.compulsory_misses++;
       }
     } else {
       if (r.op == Op::kSet) seen_.insert(r.key);
@@ -56,9 +68,6 @@ class HitStats {
     }
   }
 
-  const HitCounters& counters() const { return c_; }
-
- private:
   HitCounters c_;
   absl::flat_hash_set<uint64_t> seen_;
 };

@@ -13,7 +13,6 @@
 // This is a byte-capacity SLRU with equal segments; with L = 1 it is one list (LRU or FIFO).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -40,11 +39,11 @@ class ExactRelativeQueue {
   /// Throws std::invalid_argument if p is outside [1/L, 1] or not within 1e-9 of a grid point.
   uint32_t segment_of(double p) const {
     const double scaled = p * grid_;
-    const double k = std::round(scaled);
-    if (!(std::fabs(scaled - k) <= 1e-9) || k < 1 || k > grid_) {
-      throw std::invalid_argument("exact relative queue: priority " + std::to_string(p) +
-                                  " is not on the grid k/" + std::to_string(grid_));
-    }
+    // Range first (false for NaN), so the cast below is defined.
+    if (!(scaled > 0.5 && scaled < grid_ + 0.5)) [[unlikely]] off_grid(p);
+    const auto k = static_cast<uint32_t>(scaled + 0.5);
+    const double err = scaled - static_cast<double>(k);
+    if (!(err <= 1e-9 && err >= -1e-9)) [[unlikely]] off_grid(p);
     return grid_ - static_cast<uint32_t>(k);
   }
 
@@ -64,9 +63,7 @@ class ExactRelativeQueue {
   /// REQUIRES: h queued and p >= priority(h) (a decrease is rejected with invalid_argument).
   void increase(Handle h, double p) {
     const uint32_t s = segment_of(p);
-    if (s > table_[h].slot) {
-      throw std::invalid_argument("exact relative queue: increase to a lower priority");
-    }
+    if (s > table_[h].slot) [[unlikely]] decrease_rejected();
     unlink(h);
     push_front(s, h);
     rebalance_from(s);
@@ -107,6 +104,15 @@ class ExactRelativeQueue {
     else seg.tail = h;
     seg.head = h;
     seg.bytes += e.size_bytes;
+  }
+
+  [[noreturn]] [[gnu::cold]] [[gnu::noinline]] static void decrease_rejected() {
+    throw std::invalid_argument("exact relative queue: increase to a lower priority");
+  }
+
+  [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void off_grid(double p) const {
+    throw std::invalid_argument("exact relative queue: priority " + std::to_string(p) +
+                                " is not on the grid k/" + std::to_string(grid_));
   }
 
   void unlink(Handle h) {
