@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "sim/replay.h"
+#include "traces/prefetch_reader.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
@@ -70,8 +71,8 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
           with_framework(FrameworkConfig{}, cc, std::move(policy), [&](auto& cache) {
             HitStats stats;
             if (streamed) {
-              auto reader = open_trace(tc);
-              m.requests = replay_stream(cache, *reader, stats, 0);
+              PrefetchReader reader(open_trace(tc));  // as run_cell streams
+              m.requests = replay_stream(cache, reader, stats, 0);
             } else {
               m.requests = replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
             }

@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "sim/replay.h"
+#include "traces/prefetch_reader.h"
 
 namespace flashpq {
 
@@ -53,8 +54,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
   with_policy(cell.policy, [&](auto policy) {
     with_framework(cell.framework, cache, std::move(policy), [&](auto& c) {
-      auto reader = open_trace(cell.trace);
-      replayed = replay_stream(c, *reader, stats, warmup_requests);
+      PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
+      replayed = replay_stream(c, reader, stats, warmup_requests);
       evictions = c.evictions();
       objects = c.object_count();
       used = c.used_bytes();

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "absl/container/flat_hash_set.h"
+#include "engine/key_set.h"
 #include "engine/request.h"
 
 namespace flashpq {
@@ -52,7 +52,7 @@ class HitStats {
   // Misses, sets and deletes: the seen-key set is probed here only.
   [[gnu::noinline]] void record_other(const Request& r, bool counted) {
     if (r.op == Op::kGet) {
-      const bool first_seen = seen_.insert(r.key).second;
+      const bool first_seen = seen_.insert(r.key);
       if (counted) {
         c_.requests++;
         c_.get_requests++;
@@ -69,7 +69,7 @@ class HitStats {
   }
 
   HitCounters c_;
-  absl::flat_hash_set<uint64_t> seen_;
+  KeySet seen_;
 };
 
 }  // namespace flashpq

@@ -7,8 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "engine/key_set.h"
 #include "fmt/format.h"
+#include "traces/prefetch_reader.h"
 
 namespace flashpq {
 
@@ -28,13 +29,16 @@ std::string file_content_hash(const std::string& path) {
 
 TraceSummary summarize_trace(const TraceConfig& config) {
   TraceSummary s;
-  auto reader = open_trace(config);
-  absl::flat_hash_set<uint64_t> seen;
+  PrefetchReader reader(open_trace(config));
+  KeySet seen;
   std::array<Request, 4096> batch;
-  for (size_t n; (n = reader->read(batch)) != 0;) {
+  for (size_t n; (n = reader.read(batch)) != 0;) {
     s.requests += n;
     for (size_t i = 0; i < n; ++i) {
-      if (seen.insert(batch[i].key).second) s.working_set_bytes += batch[i].size_bytes;
+      // A delete brings no data into the cache: only gets and sets make the working set.
+      if (batch[i].op != Op::kDelete && seen.insert(batch[i].key)) {
+        s.working_set_bytes += batch[i].size_bytes;
+      }
     }
   }
   s.unique_objects = seen.size();

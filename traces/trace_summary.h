@@ -2,7 +2,8 @@
 //
 // The working set follows libCacheSim's cal_working_set_size(): the sum, over distinct keys, of
 // each key's size at its first appearance (every object counts 1 in unit-size mode, so the
-// working set is then the number of distinct keys). A fractional `cache.capacity` multiplies it.
+// working set is then the number of distinct keys). Deletes bring no data into a cache, so
+// keys and sizes are taken from gets and sets only. A fractional `cache.capacity` multiplies it.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ namespace flashpq {
 struct TraceSummary {
   /// Requests the reader yields (after op_count expansion and skipped zero-size records).
   uint64_t requests = 0;
-  /// Distinct keys.
+  /// Distinct keys requested by gets or sets.
   uint64_t unique_objects = 0;
   /// Sum of first-seen sizes, in bytes.
   uint64_t working_set_bytes = 0;
