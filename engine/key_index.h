@@ -2,7 +2,8 @@
 //
 // Open addressing with linear probing over 8-byte slots {32-bit fingerprint, 32-bit handle};
 // the full 64-bit key lives once, in the object's entry, and is compared only when the
-// fingerprint matches. Deletion shifts the following run back (Knuth's Algorithm R), so there
+// fingerprint matches. The fingerprint is the top half of the hash and the home slot its top
+// bits, so moving slots never needs the key (nor a load of its entry). Deletion shifts the following run back (Knuth's Algorithm R), so there
 // are no tombstones and probe lengths stay those of a table that never saw a delete. The load
 // factor stays at most 1/2: 16 B of DRAM per cached object at worst, 8 B just after growing.
 // The hash is the MurmurHash3 64-bit finaliser — fixed, unseeded — so nothing about the table
@@ -15,6 +16,16 @@
 
 namespace flashpq {
 
+/// Mixes a 64-bit key (the MurmurHash3 fmix64 finaliser): consecutive keys land far apart.
+inline uint64_t mix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
 /// A handle-valued hash index keyed by uint64_t. `KeyOf` maps a handle to its key: the index
 /// stores only handles and asks KeyOf to confirm a fingerprint match.
 /// REQUIRES: handles < 0xFFFFFFFF (that value marks an empty slot).
@@ -25,21 +36,10 @@ class KeyIndex {
 
   explicit KeyIndex(KeyOf key_of) : key_of_(key_of) { rebuild(16); }
 
-  /// Mixes a key (MurmurHash3 fmix64): consecutive keys land far apart.
-  static uint64_t hash(uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-  }
-
   /// Returns the handle stored for `key`, or kEmpty.
   uint32_t find(uint64_t key) const {
-    const uint64_t h = hash(key);
-    const uint32_t fp = static_cast<uint32_t>(h);
-    for (size_t i = h >> shift_;; i = (i + 1) & mask_) {
+    const uint32_t fp = fingerprint(key);
+    for (size_t i = home(fp);; i = (i + 1) & mask_) {
       const Slot s = slots_[i];
       if (s.handle == kEmpty) return kEmpty;
       if (s.fp == fp && key_of_(s.handle) == key) return s.handle;
@@ -49,22 +49,21 @@ class KeyIndex {
   /// Stores `handle` for `key`. REQUIRES: key not present; key_of(handle) == key.
   void insert(uint64_t key, uint32_t handle) {
     if ((size_ + 1) * 2 > slots_.size()) rebuild(slots_.size() * 2);
-    place(hash(key), handle);
+    place(fingerprint(key), handle);
     ++size_;
   }
 
   /// Removes `key`. REQUIRES: key present.
   void erase(uint64_t key) {
-    const uint64_t h = hash(key);
-    const uint32_t fp = static_cast<uint32_t>(h);
-    size_t i = h >> shift_;
+    const uint32_t fp = fingerprint(key);
+    size_t i = home(fp);
     while (!(slots_[i].fp == fp && key_of_(slots_[i].handle) == key)) i = (i + 1) & mask_;
     // Backward-shift deletion: move later members of the run into the hole when their home
     // slot does not lie cyclically in (hole, j].
     size_t hole = i;
     for (size_t j = (i + 1) & mask_; slots_[j].handle != kEmpty; j = (j + 1) & mask_) {
-      const size_t home = hash(key_of_(slots_[j].handle)) >> shift_;
-      const bool home_in_range = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+      const size_t hj = home(slots_[j].fp);
+      const bool home_in_range = hole <= j ? (hole < hj && hj <= j) : (hole < hj || hj <= j);
       if (!home_in_range) {
         slots_[hole] = slots_[j];
         hole = j;
@@ -92,28 +91,31 @@ class KeyIndex {
     uint32_t handle = kEmpty;
   };
 
-  void place(uint64_t h, uint32_t handle) {
-    size_t i = h >> shift_;
+  static uint32_t fingerprint(uint64_t key) { return static_cast<uint32_t>(mix64(key) >> 32); }
+  size_t home(uint32_t fp) const { return fp >> shift_; }
+
+  void place(uint32_t fp, uint32_t handle) {
+    size_t i = home(fp);
     while (slots_[i].handle != kEmpty) i = (i + 1) & mask_;
-    slots_[i] = Slot{static_cast<uint32_t>(h), handle};
+    slots_[i] = Slot{fp, handle};
   }
 
-  void rebuild(size_t capacity) {  // capacity: a power of two >= 16
+  void rebuild(size_t capacity) {  // capacity: a power of two in [16, 2^32]
     std::vector<Slot> old;
     old.swap(slots_);
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
-    shift_ = 64;
+    shift_ = 32;
     for (size_t c = capacity; c > 1; c >>= 1) --shift_;
     for (const Slot& s : old) {
-      if (s.handle != kEmpty) place(hash(key_of_(s.handle)), s.handle);
+      if (s.handle != kEmpty) place(s.fp, s.handle);
     }
   }
 
   KeyOf key_of_;
   std::vector<Slot> slots_;
   size_t mask_ = 0;
-  unsigned shift_ = 64;  // home slot = hash >> shift_ (the top log2(capacity) bits)
+  unsigned shift_ = 32;  // home slot = fingerprint >> shift_ (its top log2(capacity) bits)
   size_t size_ = 0;
 };
 
