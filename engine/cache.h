@@ -9,8 +9,10 @@
 //                      restart, as a rewrite on flash would).
 //   * delete:          removes the object if cached; otherwise nothing.
 // Insertion evicts before it inserts: delete-min runs until the new object fits, so an object is
-// admitted if and only if its size is at most the capacity (as libCacheSim does). An object
-// larger than the capacity is never admitted and its get counts as a miss.
+// admitted if and only if its size is at most the capacity (as libCacheSim does; flash
+// frameworks also refuse objects larger than a device block). An object that is not admitted
+// is not cached and its get counts as a miss. Eviction itself belongs to the framework's queue
+// (engine/queue.h), which reports each victim back so the policy sees it.
 //
 // Size changes (a get for a cached key with a different size), by CacheConfig::on_size_change:
 //   * kKeep (default, libCacheSim's behaviour): a hit; the cached copy keeps its size.
@@ -26,6 +28,7 @@
 #include "engine/exact/absolute_queue.h"
 #include "engine/exact/relative_queue.h"
 #include "engine/object_table.h"
+#include "engine/queue.h"
 #include "engine/request.h"
 #include "policies/policy.h"
 
@@ -62,9 +65,13 @@ using ExactQueueFor = std::conditional_t<P::kKind == PriorityKind::kRelative,
 template <Policy P, class Q>
 class Cache {
  public:
-  /// REQUIRES: config validated. Takes the policy by value.
-  Cache(const CacheConfig& config, P policy)
-      : config_(config), policy_(std::move(policy)), queue_(make_queue()) {}
+  /// REQUIRES: configs validated; `framework` and `device` outlive the cache. Takes the policy
+  /// by value. Throws std::invalid_argument if the framework rejects the combination.
+  Cache(const CacheConfig& config, const FrameworkConfig& framework, P policy, Device& device)
+      : config_(config),
+        policy_(std::move(policy)),
+        queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
+                            EvictionSink{&Cache::before_evict, this}}) {}
 
   Cache(const Cache&) = delete;
   Cache& operator=(const Cache&) = delete;
@@ -99,10 +106,12 @@ class Cache {
   bool contains(uint64_t key) const { return table_.find(key) != kNoHandle; }
 
   /// Bytes cached (objects in unit-size mode).
-  uint64_t used_bytes() const { return used_bytes_; }
+  uint64_t used_bytes() const { return queue_.used_bytes(); }
   uint64_t capacity_bytes() const { return config_.capacity_bytes; }
   size_t object_count() const { return table_.size(); }
-  uint64_t evictions() const { return evictions_; }
+  uint64_t evictions() const { return queue_.counters().evicted_objects; }
+  /// Bytes that inserting misses and sets required (the denominator of implementation WA).
+  uint64_t miss_bytes_inserted() const { return miss_bytes_inserted_; }
 
   /// DRAM held by the index, the entries and the queue, measured from allocated capacities.
   size_t index_bytes() const { return table_.memory_bytes() + queue_.memory_bytes(); }
@@ -112,41 +121,29 @@ class Cache {
   const ObjectTable& table() const { return table_; }
 
  private:
-  Q make_queue() {
-    if constexpr (std::is_same_v<Q, ExactRelativeQueue>) {
-      return Q(table_, policy_.grid(), config_.capacity_bytes);
-    } else {
-      return Q(table_);
-    }
-  }
-
   void insert(uint64_t key, uint32_t size) {
-    if (size > config_.capacity_bytes) return;  // never admitted
-    while (used_bytes_ + size > config_.capacity_bytes) evict_min();
+    if (!queue_.admits(size)) return;  // never admitted
+    queue_.make_room(size);
     const Handle h = table_.add(key, size);
-    used_bytes_ += size;
+    miss_bytes_inserted_ += size;
     policy_.on_insert(queue_, table_, h);
-  }
-
-  void evict_min() {
-    const Handle victim = queue_.min();
-    policy_.on_evict(queue_, table_, victim);
-    ++evictions_;
-    erase(victim);
   }
 
   void erase(Handle h) {
     queue_.remove(h);
-    used_bytes_ -= table_[h].size_bytes;
     table_.remove(h);
+  }
+
+  static void before_evict(void* self, Handle h) {
+    auto* c = static_cast<Cache*>(self);
+    c->policy_.on_evict(c->queue_, c->table_, h);
   }
 
   CacheConfig config_;
   ObjectTable table_;  // declared before queue_: the queue holds a reference to it
   P policy_;
   Q queue_;
-  uint64_t used_bytes_ = 0;
-  uint64_t evictions_ = 0;
+  uint64_t miss_bytes_inserted_ = 0;
 };
 
 }  // namespace flashpq

@@ -11,32 +11,35 @@
 #include <utility>
 #include <vector>
 
+#include "devices/device.h"
+#include "devices/null_device.h"
 #include "engine/cache.h"
+#include "engine/queue.h"
 
 namespace flashpq {
-
-/// The `framework:` section of an experiment.
-struct FrameworkConfig {
-  /// Registered framework name. Only "exact" so far. Default "exact".
-  std::string name = "exact";
-
-  /// Throws std::invalid_argument quoting the bad value (unknown name).
-  void validate() const;
-};
 
 /// The registered framework names.
 const std::vector<std::string>& framework_names();
 
-/// Builds the cache for policy `policy` on the framework named by `framework` and calls
-/// fn(cache) with it (a Cache<P, Queue>&). Throws std::invalid_argument for an unknown name.
+/// Builds the cache for policy `policy` on the framework named by `framework`, placing objects
+/// on `device`, and calls fn(cache) with it (a Cache<P, Queue>&). Throws
+/// std::invalid_argument for an unknown name or a configuration the framework rejects.
 template <Policy P, class Fn>
 decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
-                              P policy, Fn&& fn) {
+                              P policy, Device& device, Fn&& fn) {
   if (framework.name == "exact") {
-    Cache<P, ExactQueueFor<P>> c(cache, std::move(policy));
+    Cache<P, ExactQueueFor<P>> c(cache, framework, std::move(policy), device);
     return std::forward<Fn>(fn)(c);
   }
   throw std::invalid_argument("framework.name: unknown framework '" + framework.name + "'");
+}
+
+/// As above, on a null device of its own: for pure hit-ratio runs (bench, tests).
+template <Policy P, class Fn>
+decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
+                              P policy, Fn&& fn) {
+  NullDevice device{DeviceConfig{}};
+  return with_framework(framework, cache, std::move(policy), device, std::forward<Fn>(fn));
 }
 
 }  // namespace flashpq

@@ -53,7 +53,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   uint64_t replayed = 0, evictions = 0, objects = 0, used = 0, index_bytes = 0;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
   with_policy(cell.policy, [&](auto policy) {
-    with_framework(cell.framework, cache, std::move(policy), [&](auto& c) {
+    with_framework(cell.framework, cache, std::move(policy), *device, [&](auto& c) {
       PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
       replayed = replay_stream(c, reader, stats, warmup_requests);
       evictions = c.evictions();

@@ -14,14 +14,29 @@
 #include <vector>
 
 #include "engine/object_table.h"
+#include "engine/queue.h"
 
 namespace flashpq {
 
-/// Exact min-priority queue over absolute priorities (doubles). Does not own objects.
+/// Exact min-priority queue over absolute priorities (doubles), under the queue contract of
+/// engine/queue.h. Does not own objects.
 class ExactAbsoluteQueue {
  public:
-  /// REQUIRES: `table` outlives the queue.
-  explicit ExactAbsoluteQueue(ObjectTable& table) : table_(table) {}
+  /// REQUIRES: ctx.capacity_bytes >= 1; ctx's references outlive the queue.
+  explicit ExactAbsoluteQueue(const QueueContext& ctx)
+      : table_(ctx.table), sink_(ctx.sink), capacity_bytes_(ctx.capacity_bytes) {}
+
+  /// An object fits if it is no larger than the capacity.
+  bool admits(uint32_t size) const { return size <= capacity_bytes_; }
+
+  /// Delete-min until an object of `size` bytes fits (evict before insert).
+  /// REQUIRES: admits(size).
+  void make_room(uint32_t size) {
+    while (used_bytes_ + size > capacity_bytes_) evict(min());
+  }
+
+  uint64_t used_bytes() const { return used_bytes_; }
+  const FrameworkCounters& counters() const { return counters_; }
 
   /// Reserves heap room for `objects` entries.
   void reserve(size_t objects) { heap_.reserve(objects); }
@@ -29,8 +44,11 @@ class ExactAbsoluteQueue {
   /// The absolute priority of queued object h.
   double priority(Handle h) const { return heap_[table_[h].prev].priority; }
 
-  /// insert(x, p). REQUIRES: h not queued.
+  /// insert(x, p). REQUIRES: h not queued; make_room(size of h) was called.
   void insert(Handle h, double p) {
+    used_bytes_ += table_[h].size_bytes;
+    counters_.placed_bytes += table_[h].size_bytes;
+    counters_.placed_objects++;
     const uint32_t pos = static_cast<uint32_t>(heap_.size());
     heap_.push_back(Node{p, seq_++, h});
     table_[h].prev = pos;
@@ -49,18 +67,11 @@ class ExactAbsoluteQueue {
     sift_down(pos);  // the key only grew
   }
 
-  /// Removes h wherever it is. REQUIRES: h queued.
+  /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
-    const uint32_t pos = table_[h].prev;
-    const uint32_t last = static_cast<uint32_t>(heap_.size() - 1);
-    if (pos != last) {
-      place(pos, heap_[last]);
-      heap_.pop_back();
-      sift_down(pos);
-      sift_up(pos);
-    } else {
-      heap_.pop_back();
-    }
+    used_bytes_ -= table_[h].size_bytes;
+    counters_.superseded_bytes += table_[h].size_bytes;
+    unlink(h);
   }
 
   /// The minimum (what delete-min removes), or kNoHandle when empty.
@@ -77,6 +88,30 @@ class ExactAbsoluteQueue {
     uint64_t seq;
     Handle handle;
   };
+
+  // Delete-min's victim leaves: the policy sees it first, then it is dropped from the table.
+  void evict(Handle h) {
+    sink_.before_evict(h);
+    const uint32_t size = table_[h].size_bytes;
+    unlink(h);
+    used_bytes_ -= size;
+    counters_.evicted_objects++;
+    counters_.evicted_bytes += size;
+    table_.remove(h);
+  }
+
+  void unlink(Handle h) {
+    const uint32_t pos = table_[h].prev;
+    const uint32_t last = static_cast<uint32_t>(heap_.size() - 1);
+    if (pos != last) {
+      place(pos, heap_[last]);
+      heap_.pop_back();
+      sift_down(pos);
+      sift_up(pos);
+    } else {
+      heap_.pop_back();
+    }
+  }
 
   static bool less(const Node& a, const Node& b) {
     return a.priority < b.priority || (a.priority == b.priority && a.seq < b.seq);
@@ -113,8 +148,12 @@ class ExactAbsoluteQueue {
   }
 
   ObjectTable& table_;
+  EvictionSink sink_;
+  uint64_t capacity_bytes_;
   std::vector<Node> heap_;
   uint64_t seq_ = 0;
+  uint64_t used_bytes_ = 0;
+  FrameworkCounters counters_;
 };
 
 }  // namespace flashpq

@@ -19,18 +19,36 @@
 #include <vector>
 
 #include "engine/object_table.h"
+#include "engine/queue.h"
 
 namespace flashpq {
 
-/// Exact relative priority queue over grid priorities k/L (see the file comment).
-/// Does not own objects: it links entries of an ObjectTable owned by the cache.
+/// Exact relative priority queue over grid priorities k/L (see the file comment), under the
+/// queue contract of engine/queue.h. Does not own objects: it links entries of the
+/// ObjectTable in the context.
 class ExactRelativeQueue {
  public:
-  /// REQUIRES: grid >= 1, capacity_bytes >= 1, `table` outlives the queue.
-  ExactRelativeQueue(ObjectTable& table, uint32_t grid, uint64_t capacity_bytes)
-      : table_(table), grid_(grid), capacity_bytes_(capacity_bytes), segments_(grid) {
-    if (grid < 1) throw std::invalid_argument("relative queue: grid must be >= 1, got 0");
+  /// REQUIRES: ctx.grid >= 1, ctx.capacity_bytes >= 1; ctx's references outlive the queue.
+  explicit ExactRelativeQueue(const QueueContext& ctx)
+      : table_(ctx.table),
+        sink_(ctx.sink),
+        grid_(ctx.grid),
+        capacity_bytes_(ctx.capacity_bytes),
+        segments_(ctx.grid) {
+    if (grid_ < 1) throw std::invalid_argument("relative queue: grid must be >= 1, got 0");
   }
+
+  /// An object fits if it is no larger than the capacity.
+  bool admits(uint32_t size) const { return size <= capacity_bytes_; }
+
+  /// Delete-min until an object of `size` bytes fits (evict before insert).
+  /// REQUIRES: admits(size).
+  void make_room(uint32_t size) {
+    while (used_bytes_ + size > capacity_bytes_) evict(min());
+  }
+
+  uint64_t used_bytes() const { return used_bytes_; }
+  const FrameworkCounters& counters() const { return counters_; }
 
   /// Number of segments L.
   uint32_t grid() const { return grid_; }
@@ -52,10 +70,13 @@ class ExactRelativeQueue {
     return static_cast<double>(grid_ - table_[h].slot) / grid_;
   }
 
-  /// insert(x, p) of §4.1. REQUIRES: h not queued.
+  /// insert(x, p) of §4.1. REQUIRES: h not queued; make_room(size of h) was called.
   void insert(Handle h, double p) {
     const uint32_t s = segment_of(p);
     push_front(s, h);
+    used_bytes_ += table_[h].size_bytes;
+    counters_.placed_bytes += table_[h].size_bytes;
+    counters_.placed_objects++;
     rebalance_from(s);
   }
 
@@ -70,7 +91,11 @@ class ExactRelativeQueue {
   }
 
   /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
-  void remove(Handle h) { unlink(h); }
+  void remove(Handle h) {
+    unlink(h);
+    used_bytes_ -= table_[h].size_bytes;
+    counters_.superseded_bytes += table_[h].size_bytes;
+  }
 
   /// The object delete-min would remove: the tail of the lowest non-empty segment, or
   /// kNoHandle when the queue is empty.
@@ -104,6 +129,17 @@ class ExactRelativeQueue {
     else seg.tail = h;
     seg.head = h;
     seg.bytes += e.size_bytes;
+  }
+
+  // Delete-min's victim leaves: the policy sees it first, then it is dropped from the table.
+  void evict(Handle h) {
+    sink_.before_evict(h);
+    unlink(h);
+    const uint32_t size = table_[h].size_bytes;
+    used_bytes_ -= size;
+    counters_.evicted_objects++;
+    counters_.evicted_bytes += size;
+    table_.remove(h);
   }
 
   [[noreturn]] [[gnu::cold]] [[gnu::noinline]] static void decrease_rejected() {
@@ -143,9 +179,12 @@ class ExactRelativeQueue {
   }
 
   ObjectTable& table_;
+  EvictionSink sink_;
   uint32_t grid_;
   uint64_t capacity_bytes_;
   std::vector<Segment> segments_;
+  uint64_t used_bytes_ = 0;
+  FrameworkCounters counters_;
 };
 
 }  // namespace flashpq

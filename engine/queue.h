@@ -1,0 +1,113 @@
+// engine/queue.h — what every priority-queue framework implementation shares: its
+// configuration, its context, its counters and the contract the cache relies on.
+//
+// A queue type Q (exact, RIPQ, SIPQ, …) provides, for the cache (engine/cache.h):
+//   explicit Q(const QueueContext&);
+//   bool admits(uint32_t size) const;         could an object of `size` bytes ever be stored
+//   void make_room(uint32_t size);            evicts (through the sink) until an insertion of
+//                                             `size` bytes needs no further eviction, where the
+//                                             framework can know that (exact); may do nothing
+//   void insert(Handle, double p);            §4.1 insert; may evict through the sink
+//   void increase(Handle, double p);          §4.1 increase
+//   double priority(Handle) const;            the object's current priority
+//   void remove(Handle);                      a delete or a replacement: drop the object
+//   uint64_t used_bytes() const;              bytes of cached objects
+//   const FrameworkCounters& counters() const;
+//   size_t memory_bytes() const;              DRAM of the queue's own structures (index aside)
+// Relative queues take p ∈ [0, 1]; absolute queues take any finite p.
+//
+// Eviction protocol: the queue calls sink.before_evict(h) while h is still queued (so the
+// policy can read its priority, e.g. GDSF's clock), then unlinks h, counts it, and removes it
+// from the ObjectTable. A delete or replacement goes through remove() and the cache removes the
+// entry itself.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/object_table.h"
+
+namespace flashpq {
+
+class Device;
+
+/// The `framework:` section of an experiment. Each framework reads the fields it documents and
+/// validate() rejects values outside their ranges (never clamps).
+struct FrameworkConfig {
+  /// Registered framework name: "exact", "ripq" or "sipq". Default "exact".
+  std::string name = "exact";
+
+  /// exact: where objects go on the device. "none" (default): nowhere, an in-memory baseline;
+  /// "naive": each object written on its own at the lowest free offset aligned to
+  /// `placement_alignment_bytes`, its extent trimmed on eviction (RIPQ paper §4.2, "Naive
+  /// Design").
+  std::string placement = "none";
+  /// exact with naive placement: alignment of each object's extent, bytes. Default 4096.
+  /// REQUIRES: a power of two.
+  uint32_t placement_alignment_bytes = 4096;
+
+  /// ripq, sipq: device block size B in bytes, the unit written to flash. Default 1 MiB.
+  /// Range [4 KiB, 4 GiB).
+  uint64_t block_size_bytes = 1 << 20;
+  /// ripq: insertion points K; α = 1/K (§4.2, Table 3). Default 8. Range [1, 64].
+  uint32_t insertion_points = 8;
+  /// ripq: free device blocks kept for sealing; delete-min runs below it (§4.4 footnote 6:
+  /// 10). Default 10. Range [1, 1000].
+  uint32_t reserved_blocks = 10;
+  /// ripq: objects whose relative priority is below this are evicted instead of materialized
+  /// (§4.4, the occupancy trade-off; 0 = always materialize). Default 0. Range [0, 1).
+  double materialize_threshold = 0.0;
+  /// ripq: bins κ of the dynamic histogram translating absolute priorities (§4.3). Default
+  /// 100. Range [2, 100000].
+  uint32_t histogram_bins = 100;
+  /// sipq: logical occupancy θ, the share of the capacity held by the in-memory virtual cache
+  /// (§5). Default 0.5. Range [0, 1].
+  double occupancy = 0.5;
+
+  /// Throws std::invalid_argument quoting the bad value.
+  void validate() const;
+};
+
+/// Receives evictions from a queue (see the file comment). A function pointer and a context
+/// rather than a virtual interface: one indirect call per eviction, none per request.
+struct EvictionSink {
+  void (*fn)(void* ctx, Handle h) = nullptr;
+  void* ctx = nullptr;
+  void before_evict(Handle h) const {
+    if (fn) fn(ctx, h);
+  }
+};
+
+/// Everything a queue is built from. References must outlive the queue.
+struct QueueContext {
+  ObjectTable& table;
+  Device& device;
+  const FrameworkConfig& framework;
+  /// The cache capacity in bytes (objects in unit-size mode).
+  uint64_t capacity_bytes;
+  /// Relative policies: the L of their k/L priorities (engine/exact/relative_queue.h).
+  uint32_t grid;
+  EvictionSink sink;
+};
+
+/// Object-level accounting of a framework. Balance (checked by tests): every object copy
+/// placed is live, evicted or superseded:
+///   placed_bytes == used_bytes() + evicted_bytes + superseded_bytes.
+struct FrameworkCounters {
+  /// Object copies written into the cache (insertions and reinsertions), bytes and count.
+  uint64_t placed_bytes = 0;
+  uint64_t placed_objects = 0;
+  /// Copies written again to keep their priority: RIPQ materializations (§4.4), SIPQ
+  /// reinsertions (§5).
+  uint64_t reinsertions = 0;
+  uint64_t reinserted_bytes = 0;
+  /// Objects dropped by delete-min.
+  uint64_t evicted_objects = 0;
+  uint64_t evicted_bytes = 0;
+  /// Copies dropped otherwise: deletes, replacements, and the old copy a reinsertion leaves.
+  uint64_t superseded_bytes = 0;
+  /// DRAM of block buffers (RIPQ: active blocks; SIPQ: its write buffer), bytes.
+  uint64_t dram_buffer_bytes = 0;
+};
+
+}  // namespace flashpq
