@@ -25,6 +25,7 @@
 #include <string>
 #include <type_traits>
 
+#include "engine/admission.h"
 #include "engine/exact/absolute_queue.h"
 #include "engine/exact/relative_queue.h"
 #include "engine/object_table.h"
@@ -61,14 +62,17 @@ template <class P>
 using ExactQueueFor = std::conditional_t<P::kKind == PriorityKind::kRelative,
                                          ExactRelativeQueue, ExactAbsoluteQueue>;
 
-/// A cache running policy P on queue Q. Not thread-safe; one per experiment cell.
-template <Policy P, class Q>
+/// A cache running policy P on queue Q with admission A. Not thread-safe; one per cell.
+template <Policy P, class Q, class A = NoAdmission>
 class Cache {
  public:
   /// REQUIRES: configs validated; `framework` and `device` outlive the cache. Takes the policy
-  /// by value. Throws std::invalid_argument if the framework rejects the combination.
-  Cache(const CacheConfig& config, const FrameworkConfig& framework, P policy, Device& device)
+  /// and the admission policy by value. Throws std::invalid_argument if the framework rejects
+  /// the combination.
+  Cache(const CacheConfig& config, const FrameworkConfig& framework, P policy, Device& device,
+        A admission = A(AdmissionConfig{}, 0))
       : config_(config),
+        admission_(std::move(admission)),
         policy_(std::move(policy)),
         queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
                             EvictionSink{&Cache::before_evict, this}}) {}
@@ -79,6 +83,9 @@ class Cache {
   /// Applies one request. Returns true if and only if it is a get that hit.
   bool access(const Request& r) {
     const uint32_t size = config_.unit_size ? 1u : r.size_bytes;
+    if constexpr (A::kEnabled) {
+      if (r.op != Op::kDelete) admission_.record(r.key);
+    }
     Handle h = table_.find(r.key);
     switch (r.op) {
       case Op::kGet:
@@ -112,6 +119,9 @@ class Cache {
   uint64_t evictions() const { return queue_.counters().evicted_objects; }
   /// Bytes that inserting misses and sets required (the denominator of implementation WA).
   uint64_t miss_bytes_inserted() const { return miss_bytes_inserted_; }
+  /// Insertions the admission policy refused.
+  uint64_t admission_rejections() const { return rejected_; }
+  const A& admission() const { return admission_; }
 
   /// DRAM held by the index, the entries and the queue, measured from allocated capacities.
   size_t index_bytes() const { return table_.memory_bytes() + queue_.memory_bytes(); }
@@ -123,6 +133,13 @@ class Cache {
  private:
   void insert(uint64_t key, uint32_t size) {
     if (!queue_.admits(size)) return;  // never admitted
+    if constexpr (A::kEnabled) {
+      const Handle victim = queue_.victim(size);
+      if (victim != kNoHandle && !admission_.admit(key, table_[victim].key)) {
+        ++rejected_;
+        return;
+      }
+    }
     queue_.make_room(size);
     const Handle h = table_.add(key, size);
     miss_bytes_inserted_ += size;
@@ -140,10 +157,12 @@ class Cache {
   }
 
   CacheConfig config_;
+  A admission_;
   ObjectTable table_;  // declared before queue_: the queue holds a reference to it
   P policy_;
   Q queue_;
   uint64_t miss_bytes_inserted_ = 0;
+  uint64_t rejected_ = 0;
 };
 
 }  // namespace flashpq

@@ -4,6 +4,9 @@
 // A queue type Q (exact, RIPQ, SIPQ, …) provides, for the cache (engine/cache.h):
 //   explicit Q(const QueueContext&);
 //   bool admits(uint32_t size) const;         could an object of `size` bytes ever be stored
+//   Handle victim(uint32_t size) const;       the object the next eviction would remove if an
+//                                             object of `size` bytes were inserted now, or
+//                                             kNoHandle if none would be evicted (admission)
 //   void make_room(uint32_t size);            evicts (through the sink) until an insertion of
 //                                             `size` bytes needs no further eviction, where the
 //                                             framework can know that (exact); may do nothing

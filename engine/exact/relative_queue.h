@@ -47,6 +47,11 @@ class ExactRelativeQueue {
     while (used_bytes_ + size > capacity_bytes_) evict(min());
   }
 
+  /// What make_room(size) would evict first, or kNoHandle if it would evict nothing.
+  Handle victim(uint32_t size) const {
+    return used_bytes_ + size > capacity_bytes_ ? min() : kNoHandle;
+  }
+
   uint64_t used_bytes() const { return used_bytes_; }
   const FrameworkCounters& counters() const { return counters_; }
 
