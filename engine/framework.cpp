@@ -28,8 +28,8 @@ void FrameworkConfig::validate() const {
       (placement_alignment_bytes & (placement_alignment_bytes - 1)) != 0) {
     bad("placement_alignment_bytes", "a power of two", std::to_string(placement_alignment_bytes));
   }
-  if (block_size_bytes < 4096 || block_size_bytes >= (uint64_t{1} << 32)) {
-    bad("block_size", "4KiB to 4GiB (exclusive)", std::to_string(block_size_bytes) + " bytes");
+  if (block_size_bytes < 1 || block_size_bytes >= (uint64_t{1} << 32)) {
+    bad("block_size", "1 B to 4 GiB (exclusive)", std::to_string(block_size_bytes) + " bytes");
   }
   if (insertion_points < 1 || insertion_points > 64) {
     bad("insertion_points", "an integer in [1, 64]", std::to_string(insertion_points));

@@ -29,10 +29,12 @@ struct ObjectEntry {
   /// heap position. Owned by the framework.
   Handle prev = kNoHandle;
   Handle next = kNoHandle;
-  /// Framework-owned small value: the segment or section the object is in.
+  /// Framework-owned small value: the segment or device block the object is in.
   uint32_t slot = 0;
   /// Policy-owned value: GDSF's access count n since insertion; unused by FIFO/LRU/SLRU.
   uint32_t policy_state = 0;
+  /// Framework-owned spare value (RIPQ: the object's nominal relative priority as float bits).
+  uint32_t aux = 0;
 };
 static_assert(sizeof(ObjectEntry) == 32);
 
@@ -65,7 +67,7 @@ class ObjectTable {
       h = static_cast<Handle>(entries_.size());
       entries_.emplace_back();
     }
-    entries_[h] = ObjectEntry{key, size_bytes, kNoHandle, kNoHandle, 0, 0};
+    entries_[h] = ObjectEntry{key, size_bytes, kNoHandle, kNoHandle, 0, 0, 0};
     index_.insert(key, h);
     ++live_;
     return h;

@@ -50,7 +50,8 @@ struct FrameworkConfig {
   uint32_t placement_alignment_bytes = 4096;
 
   /// ripq, sipq: device block size B in bytes, the unit written to flash. Default 1 MiB.
-  /// Range [4 KiB, 4 GiB).
+  /// Range [1 B, 4 GiB); a real device also needs a multiple of its logical block size. In
+  /// unit-size mode (every object counts 1) B counts objects, like the capacity.
   uint64_t block_size_bytes = 1 << 20;
   /// ripq: insertion points K; α = 1/K (§4.2, Table 3). Default 8. Range [1, 64].
   uint32_t insertion_points = 8;

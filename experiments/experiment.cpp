@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "fmt/format.h"
 
@@ -167,7 +168,10 @@ void check_value(const KeySpec& s, const SourcedValue& v) {
         if (!parse_double(t, &x) || !(x > 0 && x <= 1)) fail(v.where, s.key, expected, t);
       } else {
         try {
-          if (parse_size(t) == 0) fail(v.where, s.key, expected + ", at least 1 byte", t);
+          const uint64_t bytes = parse_size(t);
+          if (bytes == 0 || bytes > (uint64_t{1} << 62)) {
+            fail(v.where, s.key, expected + ", at least 1 byte and at most 4 EiB (2^62 bytes)", t);
+          }
         } catch (const std::invalid_argument&) {
           fail(v.where, s.key, expected, t);
         }
@@ -209,10 +213,12 @@ ParsedFile parse_file(const std::string& file) {
   if (!root.IsMap()) throw ConfigError(file + ": expected a YAML mapping at the top level");
   ParsedFile pf;
   pf.name = fs::path(file).stem().string();
+  std::set<std::string> top_keys;
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& val = kv.second;
     const std::string where = where_of(file, kv.first);
+    if (!top_keys.insert(key).second) throw ConfigError(where + ": key '" + key + "' given twice");
     if (key == "name" || key == "output") {
       if (!val.IsScalar()) fail(where, key, "a string", YAML::Dump(val));
       (key == "name" ? pf.name : pf.output) = val.Scalar();
@@ -235,6 +241,9 @@ ParsedFile parse_file(const std::string& file) {
         }
         pf.matrix.emplace_back(akey, list_values(awhere, akey, axis.second, file));
       }
+    } else if (!val.IsMap() && !find_spec(key) && !allowed_keys_under(key).empty()) {
+      fail(where, key, "a mapping of " + key + " keys (" + allowed_keys_under(key) + ")",
+           is_scalar(val) ? scalar_text(val) : YAML::Dump(val));
     } else if (val.IsMap()) {
       const std::string allowed = allowed_keys_under(key);
       if (allowed.empty()) {
@@ -251,9 +260,11 @@ ParsedFile parse_file(const std::string& file) {
         if (!is_scalar(sub.second)) {
           fail(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
         }
+        if (pf.base.count(full)) throw ConfigError(swhere + ": key '" + full + "' given twice");
         pf.base[full] = {scalar_text(sub.second), swhere};
       }
     } else if (find_spec(key) && is_scalar(val)) {
+      if (pf.base.count(key)) throw ConfigError(where + ": key '" + key + "' given twice");
       pf.base[key] = {scalar_text(val), where};
     } else if (find_spec(key)) {
       fail(where, key, "a scalar (lists belong under matrix:)", YAML::Dump(val));
@@ -275,7 +286,8 @@ void apply_override(ParsedFile& pf, const Override& o) {
     throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where,
                                   o.key, join(k)));
   }
-  std::erase_if(pf.matrix, [&](const auto& axis) { return axis.first == o.key; });
+  auto axis = std::find_if(pf.matrix.begin(), pf.matrix.end(),
+                           [&](const auto& a) { return a.first == o.key; });
   pf.base.erase(o.key);
   YAML::Node n;
   try {
@@ -290,8 +302,10 @@ void apply_override(ParsedFile& pf, const Override& o) {
       vals.push_back({scalar_text(item), where});
     }
     if (vals.empty()) fail(where, o.key, "a non-empty list", o.value);
-    pf.matrix.emplace_back(o.key, std::move(vals));
+    if (axis != pf.matrix.end()) axis->second = std::move(vals);  // keeps its place
+    else pf.matrix.emplace_back(o.key, std::move(vals));
   } else {
+    if (axis != pf.matrix.end()) pf.matrix.erase(axis);
     pf.base[o.key] = {is_scalar(n) ? scalar_text(n) : o.value, where};
   }
 }
@@ -369,7 +383,13 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.framework.validate();
     c.device.validate();
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(fmt::format("{}: cell {}: {}", file, index, e.what()));
+    // Components name the key first ("trace.key_col must be ..."): point at where it was
+    // written (the default's "file (default)" when it was not).
+    const std::string msg = e.what();
+    const std::string key = msg.substr(0, msg.find_first_not_of("abcdefghijklmnopqrstuvwxyz_."));
+    const auto it = values.find(key);
+    const std::string where = it != values.end() ? it->second.where : file;
+    throw ConfigError(fmt::format("{}: cell {}: {}", where, index, msg));
   }
   return c;
 }

@@ -94,9 +94,9 @@ struct Override {
   std::string value;  // YAML text: a scalar, or a flow list "[a, b]" for a matrix axis
 };
 
-/// Loads, overrides, expands and validates an experiment file. Relative `trace.path` and
-/// `output` are resolved against the current directory when they exist there, else against the
-/// YAML file's directory. Throws ConfigError (naming file, line, key, what is allowed) on any
+/// Loads, overrides, expands and validates an experiment file. A relative `trace.path` is taken
+/// from the current directory when it exists there, else from the YAML file's directory; a
+/// relative `output` is taken from the current directory. Throws ConfigError (naming file, line, key, what is allowed) on any
 /// problem; nothing is run.
 Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides);
 

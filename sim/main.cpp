@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
                ": what a caching policy earns in hit ratio and costs in write amplification on "
                "flash (exact, RIPQ and SIPQ priority queues; RIPQ paper, FAST'15)"};
   app.require_subcommand(1);
+  app.footer("Run `flashpq run --help` for every experiment key with its default and unit.\n\n" +
+             schema_help());
 
   auto* run = app.add_subcommand("run", "Run every cell of a YAML experiment matrix");
   std::string file, output;
@@ -51,7 +53,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   bench->add_flag("!--no-streamed", bc.streamed, "Skip the streamed-from-file measurement");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help prints and exits 0; every other parse error is a bad command line: status 2.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   try {
     if (*run) {

@@ -561,7 +561,7 @@ TEST_CASE("GDSF clock: a priority includes the priority of the last evicted obje
   CHECK(gdsf_priority(cache, F) == 1.5);
 }
 
-TEST_CASE("an object larger than the capacity is never admitted; one of exactly the capacity is",
+TEST_CASE("an object larger than the capacity is never admitted, one of exactly the capacity is",
           "[policies]") {
   // Capacity 10 bytes; the same outcome for every policy (nothing here depends on the order).
   for (const PolicyConfig& policy :

@@ -1,0 +1,375 @@
+// tests/test_cli.cpp — the `flashpq` command line, run as a process: exit statuses (0 ok, 1 some
+// cells failed, 2 bad command line or configuration), results files, --set, -o and --help.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"
+
+namespace flashpq {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Contains;
+
+const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    const std::string name = "flashpq_cli_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(rd()) + std::to_string(rd());
+    path_ = fs::temp_directory_path() / name;
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const fs::path& path() const { return path_; }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = file(name);
+    fs::create_directories(fs::path(p).parent_path());
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    REQUIRE(f.good());
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// Single-quotes for the shell.
+std::string q(const std::string& s) {
+  std::string out = "'";
+  for (const char ch : s) {
+    if (ch == '\'') out += "'\\''";
+    else out += ch;
+  }
+  return out + "'";
+}
+
+struct Result {
+  int status = -1;  // exit status, or -1 if the process did not exit normally
+  std::string out, err;
+};
+
+// Runs `flashpq ARGS` with `dir` as the current directory; captures stdout and stderr.
+Result flashpq(const TempDir& dir, const std::string& args) {
+  const std::string out = dir.file(".stdout"), err = dir.file(".stderr");
+  const std::string cmd = "cd " + q(dir.path().string()) + " && " + q(FLASHPQ_BINARY) + " " +
+                          args + " >" + q(out) + " 2>" + q(err);
+  const int rc = std::system(cmd.c_str());
+  Result r;
+  r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+// Splits RFC 4180 CSV into records of fields.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    any = true;
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+    } else if (ch == '\n') {
+      row.push_back(std::move(field));
+      field.clear();
+      rows.push_back(std::move(row));
+      row.clear();
+      any = false;
+    } else {
+      field += ch;
+    }
+  }
+  if (any) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The value of column `name` in each data row of a parsed CSV.
+std::vector<std::string> column(const std::vector<std::vector<std::string>>& csv,
+                                const std::string& name) {
+  REQUIRE(!csv.empty());
+  size_t idx = csv[0].size();
+  for (size_t i = 0; i < csv[0].size(); ++i) {
+    if (csv[0][i] == name) idx = i;
+  }
+  REQUIRE(idx < csv[0].size());
+  std::vector<std::string> out;
+  for (size_t r = 1; r < csv.size(); ++r) {
+    REQUIRE(csv[r].size() == csv[0].size());
+    out.push_back(csv[r][idx]);
+  }
+  return out;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// Two cells: fifo and lru at 5% of the working set.
+std::string two_cells(const std::string& extra = "") {
+  return "name: two\ntrace:\n  path: " + kTrace +
+         "\ncache: {capacity: 0.05}\nmatrix:\n  policy.name: [fifo, lru]\n" + extra;
+}
+
+TEST_CASE("flashpq run: a valid 2-cell experiment exits 0 and writes header + 2 rows",
+          "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells());
+  const Result r = flashpq(dir, "run two.yaml -o out.csv");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto csv = parse_csv(slurp(dir.file("out.csv")));
+  REQUIRE(csv.size() == 3);
+  CHECK(csv[0][0] == "experiment");
+  CHECK(csv[0][1] == "cell");
+  CHECK(column(csv, "policy.name") == std::vector<std::string>{"fifo", "lru"});
+  CHECK(column(csv, "cell") == std::vector<std::string>{"0", "1"});
+  CHECK(column(csv, "experiment") == std::vector<std::string>{"two", "two"});
+  CHECK(column(csv, "cache_capacity_bytes") ==
+        std::vector<std::string>{"13942711", "13942711"});  // floor(0.05 × 278,854,232)
+  CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987", "66987"});
+  CHECK(column(csv, "error") == std::vector<std::string>{"", ""});
+  CHECK(column(csv, "trace.delimiter") == std::vector<std::string>{",", ","});  // Quoted.
+  CHECK_THAT(r.err, Contains("2 cells"));
+}
+
+TEST_CASE("flashpq run: the output key of the file is used without -o", "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells("output: sub/dir/res.csv\n"));
+  const Result r = flashpq(dir, "run two.yaml");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(parse_csv(slurp(dir.file("sub/dir/res.csv"))).size() == 3);
+}
+
+TEST_CASE("flashpq run: without output or -o, results go to results/NAME.csv", "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells());
+  const Result r = flashpq(dir, "run two.yaml");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(parse_csv(slurp(dir.file("results/two.csv"))).size() == 3);
+}
+
+TEST_CASE("flashpq run: --set on the command line reduces or grows the matrix", "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells());
+  SECTION("pin one axis") {
+    const Result r = flashpq(dir, "run two.yaml --set policy.name=lru -o one.csv");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto csv = parse_csv(slurp(dir.file("one.csv")));
+    REQUIRE(csv.size() == 2);
+    CHECK(column(csv, "policy.name") == std::vector<std::string>{"lru"});
+  }
+  SECTION("two --set, one of them a list") {
+    const Result r = flashpq(
+        dir, "run two.yaml --set 'policy.name=[slru, gdsf, lru]' --set policy.segments=2 -o three.csv");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto csv = parse_csv(slurp(dir.file("three.csv")));
+    REQUIRE(csv.size() == 4);
+    CHECK(column(csv, "policy.name") == std::vector<std::string>{"slru", "gdsf", "lru"});
+    CHECK(column(csv, "policy.segments") == std::vector<std::string>{"2", "2", "2"});
+  }
+}
+
+TEST_CASE("flashpq run: -o out.jsonl writes JSON Lines", "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells());
+  const Result r = flashpq(dir, "run two.yaml -o out.jsonl");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto ls = lines(slurp(dir.file("out.jsonl")));
+  REQUIRE(ls.size() == 2);
+  const char* policies[] = {"fifo", "lru"};
+  for (size_t i = 0; i < 2; ++i) {
+    INFO(ls[i]);
+    CHECK(ls[i].front() == '{');
+    CHECK(ls[i].back() == '}');
+    CHECK_THAT(ls[i], Contains("\"experiment\":\"two\""));
+    CHECK_THAT(ls[i], Contains(std::string("\"policy.name\":\"") + policies[i] + "\""));
+    CHECK_THAT(ls[i], Contains("\"cell\":" + std::to_string(i) + ","));
+    CHECK_THAT(ls[i], Contains("\"cache_capacity_bytes\":13942711,"));
+    CHECK_THAT(ls[i], Contains("\"trace_requests\":66987,"));
+    CHECK_THAT(ls[i], Contains("\"error\":\"\"}"));
+  }
+  CHECK_FALSE(fs::exists(dir.file("results")));  // -o replaces the default output.
+}
+
+TEST_CASE("flashpq run: a relative trace.path is found next to the YAML file", "[cli]") {
+  TempDir dir;
+  fs::create_directories(dir.file("exp"));
+  fs::copy_file(kTrace, dir.file("exp/t.oracleGeneral.zst"));
+  dir.write("exp/rel.yaml", "trace: {path: t.oracleGeneral.zst}\n");
+  const Result r = flashpq(dir, "run exp/rel.yaml -o rel.csv");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto csv = parse_csv(slurp(dir.file("rel.csv")));
+  REQUIRE(csv.size() == 2);
+  CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987"});
+}
+
+TEST_CASE("flashpq run: a config error exits 2, names file:line and key, writes nothing",
+          "[cli]") {
+  TempDir dir;
+  dir.write("bad.yaml", two_cells("policy:\n  segments: 65\n"));
+  const Result r = flashpq(dir, "run bad.yaml -o out.csv");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("bad.yaml:8:"));
+  CHECK_THAT(r.err, Contains("policy.segments"));
+  CHECK_THAT(r.err, Contains("[1, 64]"));
+  CHECK_FALSE(fs::exists(dir.file("out.csv")));
+  CHECK_FALSE(fs::exists(dir.file("results")));
+
+  SECTION("an error in a later matrix value is also found before anything runs") {
+    dir.write("late.yaml", "trace: {path: " + kTrace +
+                               "}\nmatrix:\n  policy.name: [fifo, lru, nope]\n");
+    const Result r2 = flashpq(dir, "run late.yaml -o late.csv");
+    CHECK(r2.status == 2);
+    CHECK_THAT(r2.err, Contains("late.yaml:3:"));
+    CHECK_THAT(r2.err, Contains("'nope'"));
+    CHECK_FALSE(fs::exists(dir.file("late.csv")));
+  }
+  SECTION("an unknown --set key") {
+    dir.write("two.yaml", two_cells());
+    const Result r2 = flashpq(dir, "run two.yaml --set policy.nme=lru -o s.csv");
+    CHECK(r2.status == 2);
+    CHECK_THAT(r2.err, Contains("policy.nme"));
+    CHECK_FALSE(fs::exists(dir.file("s.csv")));
+  }
+  SECTION("a --set without =") {
+    dir.write("two.yaml", two_cells());
+    const Result r2 = flashpq(dir, "run two.yaml --set policy.name -o s.csv");
+    CHECK(r2.status == 2);
+    CHECK_THAT(r2.err, Contains("KEY=VALUE"));
+    CHECK_FALSE(fs::exists(dir.file("s.csv")));
+  }
+  SECTION("a missing experiment file") {
+    const Result r2 = flashpq(dir, "run absent.yaml -o s.csv");
+    CHECK(r2.status == 2);
+    CHECK_THAT(r2.err, Contains("absent.yaml"));
+    CHECK_FALSE(fs::exists(dir.file("s.csv")));
+  }
+}
+
+TEST_CASE("flashpq run: a cell that fails exits 1 and its row carries the error", "[cli]") {
+  TempDir dir;
+  dir.write("bad.oracleGeneral", std::string(30, '\x01'));  // One record and a truncated one.
+  dir.write("mixed.yaml", "matrix:\n  trace.path: [" + kTrace + ", bad.oracleGeneral]\n");
+  const Result r = flashpq(dir, "run mixed.yaml -o m.csv");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("1 of 2 cells failed"));
+  const auto csv = parse_csv(slurp(dir.file("m.csv")));
+  REQUIRE(csv.size() == 3);
+  const auto err = column(csv, "error");
+  CHECK(err[0].empty());
+  CHECK_THAT(err[1], Contains("bad.oracleGeneral"));
+  CHECK(column(csv, "hits")[1].empty());
+  CHECK_FALSE(column(csv, "hits")[0].empty());
+}
+
+// main.cpp documents "2 bad command line or configuration (nothing ran)", but CLI11_PARSE returns
+// CLI11's own exit codes (105 ValidationError, 106 RequiredError, 109 ExtrasError).
+TEST_CASE("flashpq: a bad command line exits 2", "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells());
+  for (const char* args : {"", "run", "run two.yaml --bogus", "frobnicate",
+                           "bench --fraction 2"}) {
+    INFO("flashpq " << args);
+    const Result r = flashpq(dir, args);
+    CHECK(r.status == 2);
+    CHECK_FALSE(r.err.empty());
+  }
+  CHECK_FALSE(fs::exists(dir.file("results")));
+}
+
+TEST_CASE("flashpq --help lists the subcommands run and bench", "[cli]") {
+  TempDir dir;
+  const Result r = flashpq(dir, "--help");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("run"));
+  CHECK_THAT(r.out, Contains("bench"));
+  CHECK_THAT(r.out, Contains("Subcommands"));
+}
+
+TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]") {
+  TempDir dir;
+  const Result r = flashpq(dir, "run --help");
+  CHECK(r.status == 0);
+  const auto ls = lines(r.out);
+  // The line that documents `key`.
+  auto line_of = [&](const std::string& key) -> std::string {
+    for (const auto& l : ls) {
+      if (l.rfind("  " + key + " ", 0) == 0) return l;
+    }
+    return {};
+  };
+  for (const auto& s : experiment_schema()) {
+    INFO(s.key);
+    const std::string l = line_of(s.key);
+    REQUIRE_FALSE(l.empty());
+    CHECK_THAT(l, Contains(s.default_value.empty() ? "(required)" : s.default_value));
+    if (!s.unit.empty()) CHECK_THAT(l, Contains("[" + s.unit + "]"));
+  }
+  CHECK_THAT(line_of("cache.capacity"), Contains("0.1") && Contains("bytes or fraction"));
+  CHECK_THAT(line_of("policy.segments"), Contains(" 3 ") && Contains("1..64"));
+  CHECK_THAT(line_of("trace.format"), Contains("oracleGeneral") && Contains("csv"));
+  CHECK_THAT(line_of("policy.name"), Contains("fifo|lru|slru|gdsf"));
+  CHECK_THAT(line_of("warmup"), Contains(" 0 ") && Contains("[fraction]"));
+  CHECK_FALSE(line_of("name").empty());
+  CHECK_FALSE(line_of("output").empty());
+  CHECK_THAT(r.out, Contains("--set"));
+  CHECK_THAT(r.out, Contains("-o,--output"));
+}
+
+}  // namespace
+}  // namespace flashpq

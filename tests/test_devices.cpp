@@ -1,0 +1,171 @@
+// tests/test_devices.cpp — the device extension point: the null device's accounting, alignment
+// and bounds checks, DeviceConfig validation and the registry.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "devices/device.h"
+#include "devices/null_device.h"
+
+namespace flashpq {
+namespace {
+
+using Catch::Contains;
+
+DeviceConfig null_config(uint64_t capacity, uint32_t block) {
+  DeviceConfig c;
+  c.name = "null";
+  c.capacity_bytes = capacity;
+  c.logical_block_bytes = block;
+  return c;
+}
+
+bool counters_equal(const DeviceCounters& a, const DeviceCounters& b) {
+  return a.writes == b.writes && a.write_bytes == b.write_bytes && a.reads == b.reads &&
+         a.read_bytes == b.read_bytes && a.trims == b.trims && a.trimmed_bytes == b.trimmed_bytes;
+}
+
+TEST_CASE("the null device counts writes, reads and trims and their bytes", "[devices]") {
+  NullDevice d(null_config(1 << 20, 4096));
+  CHECK(d.capacity_bytes() == 1 << 20);
+  CHECK(d.logical_block_bytes() == 4096);
+  const DeviceCounters& c = d.counters();
+  CHECK(counters_equal(c, DeviceCounters{}));
+
+  d.write(0, 4096);
+  d.write(8192, 3 * 4096);
+  d.read(4096, 4096);
+  d.read(0, 2 * 4096);
+  d.read(0, 4096);
+  d.trim(0, 16 * 4096);
+  CHECK(c.writes == 2);
+  CHECK(c.write_bytes == 4 * 4096);
+  CHECK(c.reads == 3);
+  CHECK(c.read_bytes == 4 * 4096);
+  CHECK(c.trims == 1);
+  CHECK(c.trimmed_bytes == 16 * 4096);
+}
+
+TEST_CASE("an extent ending exactly at the capacity is allowed", "[devices]") {
+  NullDevice d(null_config(1 << 20, 4096));
+  d.write((1 << 20) - 4096, 4096);
+  d.read(0, 1 << 20);
+  d.trim(0, 1 << 20);
+  CHECK(d.counters().writes == 1);
+  CHECK(d.counters().read_bytes == 1 << 20);
+  CHECK(d.counters().trimmed_bytes == 1 << 20);
+}
+
+TEST_CASE("misaligned offset or length throws std::invalid_argument naming both",
+          "[devices]") {
+  NullDevice d(null_config(1 << 20, 4096));
+  const DeviceCounters before = d.counters();
+  SECTION("misaligned offset") {
+    CHECK_THROWS_AS(d.write(100, 4096), std::invalid_argument);
+    CHECK_THROWS_WITH(d.write(100, 4096), Contains("offset 100") && Contains("length 4096") &&
+                                              Contains("4096"));
+    CHECK_THROWS_WITH(d.read(4095, 4096), Contains("offset 4095") && Contains("length 4096"));
+    CHECK_THROWS_WITH(d.trim(2048, 4096), Contains("offset 2048") && Contains("length 4096"));
+  }
+  SECTION("misaligned length") {
+    CHECK_THROWS_AS(d.write(4096, 100), std::invalid_argument);
+    CHECK_THROWS_WITH(d.write(4096, 100), Contains("offset 4096") && Contains("length 100"));
+    CHECK_THROWS_WITH(d.read(0, 4097), Contains("offset 0") && Contains("length 4097"));
+    CHECK_THROWS_WITH(d.trim(0, 1), Contains("offset 0") && Contains("length 1"));
+  }
+  SECTION("the operation is named") {
+    CHECK_THROWS_WITH(d.write(1, 4096), Contains("write"));
+    CHECK_THROWS_WITH(d.read(1, 4096), Contains("read"));
+    CHECK_THROWS_WITH(d.trim(1, 4096), Contains("trim"));
+  }
+  // A rejected operation is not counted.
+  CHECK(counters_equal(d.counters(), before));
+}
+
+TEST_CASE("a zero length throws std::invalid_argument", "[devices]") {
+  for (uint32_t block : {1u, 4096u}) {
+    NullDevice d(null_config(0, block));
+    CHECK_THROWS_AS(d.write(0, 0), std::invalid_argument);
+    CHECK_THROWS_AS(d.read(0, 0), std::invalid_argument);
+    CHECK_THROWS_AS(d.trim(0, 0), std::invalid_argument);
+    CHECK_THROWS_WITH(d.write(4096, 0), Contains("length 0"));
+    CHECK(counters_equal(d.counters(), DeviceCounters{}));
+  }
+}
+
+TEST_CASE("an extent past the capacity throws std::invalid_argument", "[devices]") {
+  NullDevice d(null_config(1 << 20, 4096));
+  CHECK_THROWS_AS(d.write(1 << 20, 4096), std::invalid_argument);       // Starts at the end.
+  CHECK_THROWS_AS(d.write((1 << 20) - 4096, 8192), std::invalid_argument);  // Straddles it.
+  CHECK_THROWS_AS(d.read(0, (1 << 20) + 4096), std::invalid_argument);  // Longer than it.
+  CHECK_THROWS_AS(d.trim(2 << 20, 4096), std::invalid_argument);        // Far past it.
+  // offset + len would wrap around 2^64: still rejected.
+  const uint64_t huge = UINT64_MAX - 4095;  // A multiple of 4096.
+  CHECK_THROWS_AS(d.write(4096, huge), std::invalid_argument);
+  CHECK_THROWS_AS(d.write(huge, 4096), std::invalid_argument);
+  CHECK_THROWS_WITH(d.write(1 << 20, 4096),
+                    Contains("offset 1048576") && Contains("length 4096") &&
+                        Contains("capacity 1048576"));
+  CHECK(counters_equal(d.counters(), DeviceCounters{}));
+}
+
+TEST_CASE("capacity 0 means unbounded and block size 1 accepts any extent", "[devices]") {
+  NullDevice d(null_config(0, 1));
+  d.write(123456789012345ull, 3);
+  d.read(7, 1);
+  d.trim(1, 9);
+  CHECK(d.counters().writes == 1);
+  CHECK(d.counters().write_bytes == 3);
+  CHECK(d.counters().read_bytes == 1);
+  CHECK(d.counters().trimmed_bytes == 9);
+}
+
+TEST_CASE("DeviceConfig::validate rejects unknown names and non-power-of-two blocks",
+          "[devices]") {
+  DeviceConfig c;
+  CHECK(c.name == "null");  // Defaults.
+  CHECK(c.capacity_bytes == 0);
+  CHECK(c.logical_block_bytes == 1);
+  CHECK_NOTHROW(c.validate());
+
+  c.name = "simflash9000";
+  CHECK_THROWS_AS(c.validate(), std::invalid_argument);
+  CHECK_THROWS_WITH(c.validate(), Contains("simflash9000") && Contains("null"));
+
+  c.name = "null";
+  for (uint32_t ok : {1u, 2u, 512u, 4096u, 1u << 20, 1u << 31}) {
+    c.logical_block_bytes = ok;
+    CHECK_NOTHROW(c.validate());
+  }
+  for (uint32_t bad : {0u, 3u, 1000u, 4095u, 4097u, 6144u, UINT32_MAX}) {
+    INFO(bad);
+    c.logical_block_bytes = bad;
+    CHECK_THROWS_AS(c.validate(), std::invalid_argument);
+    CHECK_THROWS_WITH(c.validate(), Contains(std::to_string(bad)) && Contains("power of two"));
+  }
+}
+
+TEST_CASE("make_device builds the registered devices and rejects others", "[devices]") {
+  REQUIRE(device_names().size() >= 1);
+  CHECK(device_names().front() == "null");
+
+  auto d = make_device(null_config(1 << 30, 4096));
+  REQUIRE(d != nullptr);
+  CHECK(d->capacity_bytes() == 1 << 30);
+  CHECK(d->logical_block_bytes() == 4096);
+  d->write(0, 4096);
+  CHECK(d->counters().writes == 1);
+  CHECK(d->counters().write_bytes == 4096);
+  CHECK_THROWS_AS(d->write(1, 4096), std::invalid_argument);
+
+  DeviceConfig bad;
+  bad.name = "nope";
+  CHECK_THROWS_AS(make_device(bad), std::invalid_argument);
+  CHECK_THROWS_WITH(make_device(bad), Contains("nope"));
+  DeviceConfig bad_block = null_config(0, 3);
+  CHECK_THROWS_AS(make_device(bad_block), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace flashpq

@@ -1,0 +1,932 @@
+// tests/test_experiments.cpp — the experiment layer: YAML loading and matrix expansion, error
+// messages (file, line, key, what is allowed), --set overrides, sizes and capacities, and the
+// results rows run_cell produces on the bundled AdaptSize trace, checked against the figures of
+// its README (66,987 requests, 36,815 unique objects, working set 278,854,232 bytes; computed
+// independently of FlashPQ).
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"
+#include "experiments/sweep.h"
+#include "sim/cell_runner.h"
+#include "traces/trace_summary.h"
+
+namespace flashpq {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Contains;
+
+const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
+// From traces/data README (computed independently).
+constexpr uint64_t kTraceRequests = 66'987;
+constexpr uint64_t kTraceUnique = 36'815;
+constexpr uint64_t kTraceWorkingSet = 278'854'232;
+
+// A fresh directory under the system temp dir, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    const std::string name = "flashpq_experiments_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(rd()) + std::to_string(rd());
+    path_ = fs::temp_directory_path() / name;
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+  // Writes `text` to NAME in this directory and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = file(name);
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    REQUIRE(f.good());
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// The first lines every test file starts with: line 1 name, lines 2–3 the trace.
+std::string header(const std::string& name = "t") {
+  return "name: " + name + "\ntrace:\n  path: " + kTrace + "\n";
+}
+
+// The message of the ConfigError load_experiment throws; fails the test if it does not throw.
+std::string config_error(const std::string& path, const std::vector<Override>& overrides = {}) {
+  try {
+    load_experiment(path, overrides);
+  } catch (const ConfigError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL("expected a ConfigError, got another exception: " << e.what());
+  }
+  FAIL("expected a ConfigError for " << path);
+  return {};
+}
+
+std::string param(const CellConfig& c, const std::string& key) {
+  for (const auto& [k, v] : c.parameters) {
+    if (k == key) return v;
+  }
+  FAIL("no parameter " << key);
+  return {};
+}
+
+using RowMap = std::map<std::string, std::string>;
+
+RowMap to_map(const ResultRow& row) {
+  RowMap m;
+  for (const auto& c : row) {
+    REQUIRE(m.count(c.name) == 0);  // Column names are unique.
+    m[c.name] = c.text;
+  }
+  return m;
+}
+
+uint64_t u64(const RowMap& m, const std::string& k) {
+  REQUIRE(m.count(k) == 1);
+  REQUIRE_FALSE(m.at(k).empty());
+  return std::stoull(m.at(k));
+}
+
+double dbl(const RowMap& m, const std::string& k) {
+  REQUIRE(m.count(k) == 1);
+  REQUIRE_FALSE(m.at(k).empty());
+  return std::stod(m.at(k));
+}
+
+// The summary of the bundled trace, computed once for the whole test binary.
+const TraceSummary& bundled_summary() {
+  static const TraceSummary s = [] {
+    TraceConfig t;
+    t.path = kTrace;
+    return summarize_trace(t);
+  }();
+  return s;
+}
+
+// Loads `yaml` (written to dir/NAME) and runs every cell on the bundled trace.
+std::vector<RowMap> run_all(const TempDir& dir, const std::string& yaml,
+                            const std::vector<Override>& overrides = {}) {
+  const Experiment ex = load_experiment(dir.write("run.yaml", yaml), overrides);
+  std::vector<RowMap> rows;
+  for (const CellConfig& c : ex.cells) {
+    REQUIRE(c.trace.path == kTrace);
+    rows.push_back(to_map(run_cell(c, bundled_summary())));
+  }
+  return rows;
+}
+
+// ------------------------------------------------------------------------------------------
+// Matrix expansion and defaults.
+
+TEST_CASE("a 2x3 matrix expands to 6 cells, the first key varying slowest", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("mx.yaml", header("mx") +
+                                                    "policy: {name: slru, segments: 4}\n"
+                                                    "matrix:\n"
+                                                    "  policy.name: [fifo, gdsf]\n"
+                                                    "  cache.capacity: [0.01, 0.5, 16MiB]\n");
+  const Experiment ex = load_experiment(path, {});
+  REQUIRE(ex.name == "mx");
+  REQUIRE(ex.cells.size() == 6);
+  const char* policies[] = {"fifo", "fifo", "fifo", "gdsf", "gdsf", "gdsf"};
+  const char* caps[] = {"0.01", "0.5", "16MiB", "0.01", "0.5", "16MiB"};
+  for (size_t i = 0; i < 6; ++i) {
+    const CellConfig& c = ex.cells[i];
+    INFO("cell " << i);
+    CHECK(c.index == i);
+    CHECK(c.experiment == "mx");
+    CHECK(param(c, "policy.name") == policies[i]);
+    CHECK(c.policy.name == policies[i]);
+    CHECK(param(c, "cache.capacity") == caps[i]);
+    CHECK(c.policy.segments == 4);  // Base value, not an axis.
+    CHECK(param(c, "policy.segments") == "4");
+  }
+  CHECK(ex.cells[0].capacity.is_fraction);
+  CHECK(ex.cells[0].capacity.fraction == 0.01);
+  CHECK(ex.cells[1].capacity.is_fraction);
+  CHECK(ex.cells[1].capacity.fraction == 0.5);
+  CHECK_FALSE(ex.cells[2].capacity.is_fraction);
+  CHECK(ex.cells[2].capacity.bytes == 16u << 20);
+}
+
+TEST_CASE("parameters are every schema key in schema order", "[experiments]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(dir.write("p.yaml", header()), {});
+  REQUIRE(ex.cells.size() == 1);
+  const auto& schema = experiment_schema();
+  const auto& params = ex.cells[0].parameters;
+  REQUIRE(params.size() == schema.size());
+  for (size_t i = 0; i < schema.size(); ++i) CHECK(params[i].first == schema[i].key);
+}
+
+TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("defaults_only.yaml", "trace:\n  path: " + kTrace + "\n");
+  const Experiment ex = load_experiment(path, {});
+  CHECK(ex.name == "defaults_only");  // The file's stem.
+  CHECK(ex.output == "results/defaults_only.csv");
+  REQUIRE(ex.cells.size() == 1);
+  const CellConfig& c = ex.cells[0];
+  for (const auto& s : experiment_schema()) {
+    if (s.key == "trace.path") continue;
+    INFO(s.key);
+    CHECK(param(c, s.key) == s.default_value);
+  }
+  // The typed fields agree with the documented defaults.
+  CHECK(c.trace.format == "oracleGeneral");
+  CHECK(c.seed == 1);
+  CHECK(c.warmup == 0.0);
+  CHECK(c.capacity.is_fraction);
+  CHECK(c.capacity.fraction == 0.1);
+  CHECK_FALSE(c.cache.unit_size);
+  CHECK(c.cache.on_size_change == SizeChange::kKeep);
+  CHECK(c.policy.name == "lru");
+  CHECK(c.policy.segments == 3);
+  CHECK(c.framework.name == "exact");
+  CHECK(c.device.name == "null");
+}
+
+TEST_CASE("`null` as device.name is the null device, not a YAML null", "[experiments]") {
+  TempDir dir;
+  SECTION("flow mapping") {
+    const Experiment ex =
+        load_experiment(dir.write("n1.yaml", header() + "device: {name: null}\n"), {});
+    REQUIRE(ex.cells.size() == 1);
+    CHECK(ex.cells[0].device.name == "null");
+    CHECK(param(ex.cells[0], "device.name") == "null");
+  }
+  SECTION("block mapping") {
+    const Experiment ex =
+        load_experiment(dir.write("n2.yaml", header() + "device:\n  name: null\n"), {});
+    CHECK(ex.cells[0].device.name == "null");
+  }
+  SECTION("matrix axis") {
+    const Experiment ex = load_experiment(
+        dir.write("n3.yaml", header() + "matrix:\n  device.name: [null]\n"), {});
+    REQUIRE(ex.cells.size() == 1);
+    CHECK(ex.cells[0].device.name == "null");
+  }
+  SECTION("--set") {
+    const Experiment ex =
+        load_experiment(dir.write("n4.yaml", header()), {{"device.name", "null"}});
+    CHECK(ex.cells[0].device.name == "null");
+  }
+}
+
+TEST_CASE("top-level dotted keys, name and output are accepted", "[experiments]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("dotted.yaml", header("custom") + "policy.name: gdsf\nwarmup: 0.25\n"
+                                                  "output: out/x.jsonl\n"),
+      {});
+  CHECK(ex.name == "custom");
+  CHECK(ex.output == "out/x.jsonl");
+  REQUIRE(ex.cells.size() == 1);
+  CHECK(ex.cells[0].policy.name == "gdsf");
+  CHECK(ex.cells[0].warmup == 0.25);
+}
+
+// ------------------------------------------------------------------------------------------
+// Errors: file, 1-based line, key and what is allowed.
+
+TEST_CASE("unknown top-level key is an error naming file, line, key and allowed keys",
+          "[experiments]") {
+  TempDir dir;
+  SECTION("a section") {
+    const std::string path = dir.write("e.yaml", header() + "admission: {name: none}\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":4:"));
+    CHECK_THAT(msg, Contains("'admission'"));
+    CHECK_THAT(msg, Contains("allowed"));
+    CHECK_THAT(msg, Contains("policy"));
+    CHECK_THAT(msg, Contains("matrix"));
+  }
+  SECTION("a scalar") {
+    const std::string path = dir.write("e.yaml", header() + "seed: 3\ncolour: red\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":5:"));
+    CHECK_THAT(msg, Contains("'colour'"));
+    CHECK_THAT(msg, Contains("warmup"));
+  }
+}
+
+TEST_CASE("unknown key under cache: is an error listing the keys allowed there",
+          "[experiments]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("e.yaml", header() + "cache:\n  unit_size: false\n  capacty: 0.1\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":6:"));
+  CHECK_THAT(msg, Contains("cache.capacty"));
+  CHECK_THAT(msg, Contains("capacity"));
+  CHECK_THAT(msg, Contains("unit_size"));
+  CHECK_THAT(msg, Contains("on_size_change"));
+}
+
+TEST_CASE("unknown matrix key is an error listing the schema keys", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write(
+      "e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  policy.nme: [lru, fifo]\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":6:"));
+  CHECK_THAT(msg, Contains("policy.nme"));
+  CHECK_THAT(msg, Contains("policy.name"));
+  CHECK_THAT(msg, Contains("cache.capacity"));
+}
+
+TEST_CASE("a bad size unit is an error naming the units allowed", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("e.yaml", header() + "cache: {capacity: 12XB}\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":4:"));
+  CHECK_THAT(msg, Contains("cache.capacity"));
+  CHECK_THAT(msg, Contains("12XB"));
+  CHECK_THAT(msg, Contains("KiB"));
+  CHECK_THAT(msg, Contains("fraction"));
+}
+
+TEST_CASE("capacity fractions above 1 or not above 0, and capacity 0, are errors", "[experiments]") {
+  TempDir dir;
+  SECTION("1.5") {
+    const std::string path = dir.write("e.yaml", header() + "cache:\n  capacity: 1.5\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":5:"));
+    CHECK_THAT(msg, Contains("cache.capacity"));
+    CHECK_THAT(msg, Contains("'1.5'"));
+    CHECK_THAT(msg, Contains("(0, 1]"));
+  }
+  SECTION("0.0") {
+    const std::string path = dir.write("e.yaml", header() + "cache:\n  capacity: 0.0\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":5:"));
+    CHECK_THAT(msg, Contains("(0, 1]"));
+  }
+  SECTION("0") {
+    const std::string path = dir.write("e.yaml", header() + "cache:\n  capacity: 0\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":5:"));
+    CHECK_THAT(msg, Contains("cache.capacity"));
+    CHECK_THAT(msg, Contains("'0'"));
+    CHECK_THAT(msg, Contains("at least 1 byte"));
+  }
+}
+
+// CacheConfig::validate() caps capacities at 2^62 bytes, but the loader only checks >= 1, so
+// 5000000TB passes load_experiment and the cell fails at run time (exit 1, after the trace was
+// summarised) instead of being a configuration error "found before any cell runs".
+TEST_CASE("a byte capacity above 2^62 is a config error before anything runs",
+          "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("e.yaml", header() + "cache: {capacity: 5000000TB}\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":4:"));
+  CHECK_THAT(msg, Contains("cache.capacity"));
+  CHECK_THAT(msg, Contains("5000000TB"));
+  // 2^62 itself is fine.
+  const std::string ok = dir.write("ok.yaml", header() + "cache: {capacity: 4194304TiB}\n");
+  CHECK(load_experiment(ok, {}).cells.at(0).capacity.bytes == uint64_t{1} << 62);
+}
+
+// `cache: 0.1` (a forgotten `capacity:`) or an empty `policy:` currently reports
+// "unknown key 'cache' (allowed: ..., cache, ...)": the key it calls unknown is in its own list.
+TEST_CASE("a section given a scalar says a mapping is expected, not 'unknown key'",
+          "[experiments]") {
+  TempDir dir;
+  for (const char* body : {"cache: 0.1\n", "policy:\n"}) {
+    INFO(body);
+    const std::string path = dir.write("e.yaml", header() + body);
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":4:"));
+    CHECK_THAT(msg, !Contains("unknown key"));
+    CHECK_THAT(msg, Contains("mapping"));
+  }
+}
+
+TEST_CASE("warmup below 0 or at least 1 is an error", "[experiments]") {
+  TempDir dir;
+  for (const char* bad : {"1.0", "-0.1", "1", "abc"}) {
+    INFO(bad);
+    const std::string path = dir.write("e.yaml", header() + "seed: 2\nwarmup: " + bad + "\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":5:"));
+    CHECK_THAT(msg, Contains("'warmup'"));
+    CHECK_THAT(msg, Contains("[0, 1)"));
+    CHECK_THAT(msg, Contains(std::string("'") + bad + "'"));
+  }
+}
+
+TEST_CASE("policy.segments outside 1..64 is an error", "[experiments]") {
+  TempDir dir;
+  for (const char* bad : {"0", "65", "-1", "3.5"}) {
+    INFO(bad);
+    const std::string path =
+        dir.write("e.yaml", header() + "policy:\n  name: slru\n  segments: " + bad + "\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":6:"));
+    CHECK_THAT(msg, Contains("policy.segments"));
+    CHECK_THAT(msg, Contains("[1, 64]"));
+  }
+  // The bounds themselves are fine.
+  for (const char* ok : {"1", "64"}) {
+    const std::string path = dir.write("ok.yaml", header() + "policy: {segments: " + ok + "}\n");
+    CHECK(load_experiment(path, {}).cells.at(0).policy.segments == std::stoul(ok));
+  }
+}
+
+TEST_CASE("unknown policy name is an error listing the registered policies", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("e.yaml", header() + "policy: {name: arc}\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":4:"));
+  CHECK_THAT(msg, Contains("policy.name"));
+  CHECK_THAT(msg, Contains("'arc'"));
+  for (const auto& name : policy_names()) CHECK_THAT(msg, Contains(name));
+  CHECK_THAT(msg, Contains("fifo, lru, slru, gdsf"));
+}
+
+TEST_CASE("a list outside matrix: is an error", "[experiments]") {
+  TempDir dir;
+  SECTION("under a section") {
+    const std::string path = dir.write("e.yaml", header() + "policy: {name: [fifo, lru]}\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":4:"));
+    CHECK_THAT(msg, Contains("policy.name"));
+    CHECK_THAT(msg, Contains("matrix"));
+  }
+  SECTION("at the top level") {
+    const std::string path = dir.write("e.yaml", header() + "seed:\n  - 1\n  - 2\n");
+    const std::string msg = config_error(path);
+    CHECK_THAT(msg, Contains(path + ":4:"));
+    CHECK_THAT(msg, Contains("'seed'"));
+    CHECK_THAT(msg, Contains("matrix"));
+  }
+}
+
+TEST_CASE("an empty matrix list is an error", "[experiments]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  cache.capacity: []\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":6:"));
+  CHECK_THAT(msg, Contains("cache.capacity"));
+  CHECK_THAT(msg, Contains("non-empty list"));
+}
+
+TEST_CASE("a bad value inside a matrix list names the line of that value", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("e.yaml", header() +
+                                                   "matrix:\n"
+                                                   "  cache.capacity:\n"
+                                                   "    - 0.1\n"
+                                                   "    - 4KiB\n"
+                                                   "    - 12XB\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":8:"));
+  CHECK_THAT(msg, Contains("cache.capacity"));
+  CHECK_THAT(msg, Contains("12XB"));
+}
+
+TEST_CASE("a missing trace file is an error naming the trace.path line", "[experiments]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("e.yaml", "name: t\ntrace:\n  path: no_such_trace.oracleGeneral.zst\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":3:"));
+  CHECK_THAT(msg, Contains("trace.path"));
+  CHECK_THAT(msg, Contains("no_such_trace.oracleGeneral.zst"));
+  CHECK_THAT(msg, Contains("existing trace file"));
+}
+
+TEST_CASE("a missing trace.path is an error saying it is required", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("e.yaml", "name: t\npolicy: {name: lru}\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path));
+  CHECK_THAT(msg, Contains("trace.path"));
+  CHECK_THAT(msg, Contains("required"));
+}
+
+TEST_CASE("a YAML syntax error names the file and line", "[experiments]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("e.yaml", header() + "policy:\n  name: lru\n   segments: 3\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":6:"));
+  CHECK_THAT(msg, Contains("YAML syntax error"));
+}
+
+TEST_CASE("a missing experiment file is a ConfigError naming it", "[experiments]") {
+  TempDir dir;
+  const std::string msg = config_error(dir.file("absent.yaml"));
+  CHECK_THAT(msg, Contains(dir.file("absent.yaml")));
+}
+
+TEST_CASE("a matrix key given twice is an error", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write(
+      "e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  policy.name: [lru]\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":6:"));
+  CHECK_THAT(msg, Contains("policy.name"));
+}
+
+// yaml-cpp accepts duplicate mapping keys (YAML 1.2 forbids them) and the loader keeps the last
+// one silently; the matrix already rejects duplicates. A silently ignored `seed: 1` is the kind of
+// misconfiguration the loader promises to catch. [!mayfail]: a proposal, see the report.
+TEST_CASE("a top-level key given twice is an error", "[experiments][!mayfail]") {
+  TempDir dir;
+  const std::string path = dir.write("e.yaml", header() + "seed: 1\nwarmup: 0\nseed: 2\n");
+  const std::string msg = config_error(path);
+  CHECK_THAT(msg, Contains(path + ":6:"));
+  CHECK_THAT(msg, Contains("seed"));
+}
+
+// ------------------------------------------------------------------------------------------
+// --set overrides.
+
+TEST_CASE("override: --set replaces a scalar", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write(
+      "s.yaml", header() + "policy: {name: slru, segments: 3}\nmatrix:\n  policy.name: [slru, gdsf]\n");
+  const Experiment ex = load_experiment(path, {{"policy.segments", "7"}, {"warmup", "0.5"}});
+  REQUIRE(ex.cells.size() == 2);
+  for (const CellConfig& c : ex.cells) {
+    CHECK(c.policy.segments == 7);
+    CHECK(param(c, "policy.segments") == "7");
+    CHECK(c.warmup == 0.5);
+  }
+}
+
+TEST_CASE("override: --set replaces a matrix axis: the axis disappears", "[experiments]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("s.yaml", header() + "matrix:\n  policy.name: [fifo, lru]\n"
+                                     "  cache.capacity: [0.01, 0.1, 0.2]\n");
+  REQUIRE(load_experiment(path, {}).cells.size() == 6);
+  const Experiment ex = load_experiment(path, {{"policy.name", "gdsf"}});
+  REQUIRE(ex.cells.size() == 3);
+  const char* caps[] = {"0.01", "0.1", "0.2"};
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(ex.cells[i].policy.name == "gdsf");
+    CHECK(param(ex.cells[i], "cache.capacity") == caps[i]);
+    CHECK(ex.cells[i].index == i);
+  }
+  // Pinning both axes leaves one cell.
+  CHECK(load_experiment(path, {{"policy.name", "lru"}, {"cache.capacity", "1MiB"}}).cells.size() ==
+        1);
+}
+
+TEST_CASE("override: --set with a list creates a matrix axis", "[experiments]") {
+  TempDir dir;
+  SECTION("no matrix in the file") {
+    const std::string path = dir.write("s.yaml", header() + "policy: {name: slru}\n");
+    const Experiment ex = load_experiment(path, {{"policy.name", "[fifo,lru]"}});
+    REQUIRE(ex.cells.size() == 2);
+    CHECK(ex.cells[0].policy.name == "fifo");
+    CHECK(ex.cells[1].policy.name == "lru");
+  }
+  SECTION("with spaces, next to a matrix from the file") {
+    const std::string path =
+        dir.write("s.yaml", header() + "matrix:\n  cache.capacity: [0.01, 0.1]\n");
+    const Experiment ex = load_experiment(path, {{"policy.name", "[fifo, lru, gdsf]"}});
+    REQUIRE(ex.cells.size() == 6);
+    std::vector<std::pair<std::string, std::string>> got;
+    for (const auto& c : ex.cells) got.emplace_back(c.policy.name, param(c, "cache.capacity"));
+    // Every combination exactly once.
+    for (const char* p : {"fifo", "lru", "gdsf"}) {
+      for (const char* cap : {"0.01", "0.1"}) {
+        CHECK(std::count(got.begin(), got.end(), std::make_pair(std::string(p), std::string(cap))) ==
+              1);
+      }
+    }
+  }
+  SECTION("a value in the list is validated, the error naming --set") {
+    const std::string path = dir.write("s.yaml", header());
+    const std::string msg = config_error(path, {{"policy.name", "[fifo,arc]"}});
+    CHECK_THAT(msg, Contains("--set"));
+    CHECK_THAT(msg, Contains("policy.name"));
+    CHECK_THAT(msg, Contains("'arc'"));
+  }
+}
+
+// The header says the first matrix key varies slowest; replacing an axis's list with --set keeps
+// that key's position in the file's order (cells then come out in the order the file promises).
+// Currently the replaced axis moves to the end and varies fastest. [!mayfail]: see the report.
+TEST_CASE("override: --set replacing a matrix axis with a list keeps the axis in place",
+          "[experiments][!mayfail]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("s.yaml", header() + "matrix:\n  policy.name: [fifo, lru, slru]\n"
+                                     "  cache.capacity: [0.01, 0.1]\n");
+  const Experiment ex = load_experiment(path, {{"policy.name", "[fifo,lru]"}});
+  REQUIRE(ex.cells.size() == 4);
+  CHECK(ex.cells[0].policy.name == "fifo");
+  CHECK(ex.cells[1].policy.name == "fifo");
+  CHECK(ex.cells[2].policy.name == "lru");
+  CHECK(ex.cells[3].policy.name == "lru");
+}
+
+TEST_CASE("override: --set of an unknown key is an error naming it", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("s.yaml", header());
+  const std::string msg = config_error(path, {{"policy.nme", "lru"}});
+  CHECK_THAT(msg, Contains("--set"));
+  CHECK_THAT(msg, Contains("'policy.nme'"));
+  CHECK_THAT(msg, Contains("policy.name"));
+}
+
+TEST_CASE("override: --set of a bad value is an error naming --set and the key", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("s.yaml", header());
+  const std::string msg = config_error(path, {{"warmup", "1.5"}});
+  CHECK_THAT(msg, Contains("--set"));
+  CHECK_THAT(msg, Contains("warmup"));
+  CHECK_THAT(msg, Contains("[0, 1)"));
+}
+
+TEST_CASE("override: --set name and output replace the experiment's", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write("s.yaml", header("orig") + "output: a.csv\n");
+  const Experiment ex = load_experiment(path, {{"name", "renamed"}, {"output", "b.jsonl"}});
+  CHECK(ex.name == "renamed");
+  CHECK(ex.output == "b.jsonl");
+  CHECK(ex.cells.at(0).experiment == "renamed");
+}
+
+// ------------------------------------------------------------------------------------------
+// parse_size and CapacitySpec.
+
+TEST_CASE("parse_size accepts bytes and binary and decimal units", "[experiments]") {
+  CHECK(parse_size("4096") == 4096);
+  CHECK(parse_size("0") == 0);
+  CHECK(parse_size("1B") == 1);
+  CHECK(parse_size("4KiB") == 4096);
+  CHECK(parse_size("1MiB") == 1048576);
+  CHECK(parse_size("256MiB") == 268435456);
+  CHECK(parse_size("1GiB") == 1073741824);
+  CHECK(parse_size("1TiB") == 1099511627776ull);
+  CHECK(parse_size("1kB") == 1000);
+  CHECK(parse_size("1KB") == 1000);
+  CHECK(parse_size("3MB") == 3000000);
+  CHECK(parse_size("1GB") == 1000000000);
+  CHECK(parse_size("2TB") == 2000000000000ull);
+  CHECK(parse_size("18446744073709551615") == UINT64_MAX);
+  CHECK(parse_size("16777215TiB") == 16777215ull << 40);  // Just below 2^64.
+}
+
+TEST_CASE("parse_size rejects fractions, signs, empty text, bad units and overflow",
+          "[experiments]") {
+  for (const char* bad : {"1.5MiB", "", "-1", "+1", "12XB", "MiB", "4 KiBs", "1mib", "0x10",
+                          "18446744073709551616", "16777216TiB", "17179869184GiB",
+                          "18446744073709552KB"}) {
+    INFO("'" << bad << "'");
+    CHECK_THROWS_AS(parse_size(bad), std::invalid_argument);
+  }
+  // The message says what is allowed.
+  CHECK_THROWS_WITH(parse_size("12XB"), Contains("KiB") && Contains("12XB"));
+}
+
+TEST_CASE("CapacitySpec::resolve: floor(fraction x working set), bytes pass through",
+          "[experiments]") {
+  CapacitySpec f;
+  f.is_fraction = true;
+  f.fraction = 0.1;
+  CHECK(f.resolve(kTraceWorkingSet) == 27'885'423);
+  CHECK(f.resolve(kTraceUnique) == 3'681);
+  f.fraction = 0.5;
+  CHECK(f.resolve(7) == 3);
+  f.fraction = 1.0;
+  CHECK(f.resolve(kTraceWorkingSet) == kTraceWorkingSet);
+  f.fraction = 0.25;
+  CHECK(f.resolve(1'000'000'000'000ull) == 250'000'000'000ull);
+  f.fraction = 0.01;
+  CHECK(f.resolve(50) == 1);  // floor(0.5) = 0, but a cache holds at least 1 byte.
+
+  CapacitySpec b;
+  b.bytes = 4096;
+  CHECK(b.resolve(kTraceWorkingSet) == 4096);
+  CHECK(b.resolve(1) == 4096);
+  CHECK(b.resolve(0) == 4096);
+}
+
+// ------------------------------------------------------------------------------------------
+// Results rows on the bundled trace.
+
+TEST_CASE("the bundled trace's summary matches its README", "[experiments]") {
+  const TraceSummary& s = bundled_summary();
+  CHECK(s.requests == kTraceRequests);
+  CHECK(s.unique_objects == kTraceUnique);
+  CHECK(s.working_set_bytes == kTraceWorkingSet);
+  CHECK(s.content_hash.size() == 16);
+}
+
+TEST_CASE("a capacity fraction resolves against the trace's working set", "[experiments]") {
+  TempDir dir;
+  const auto rows = run_all(dir, header("frac") + "cache: {capacity: 0.1}\n");
+  REQUIRE(rows.size() == 1);
+  const RowMap& r = rows[0];
+  CHECK(r.at("cache.capacity") == "0.1");
+  CHECK(u64(r, "cache_capacity_bytes") == 27'885'423);  // floor(0.1 × 278,854,232)
+  CHECK(u64(r, "trace_working_set_bytes") == kTraceWorkingSet);
+  CHECK(u64(r, "trace_unique_objects") == kTraceUnique);
+  CHECK(u64(r, "trace_requests") == kTraceRequests);
+  CHECK(r.at("experiment") == "frac");
+  CHECK(r.at("cell") == "0");
+  CHECK(r.at("seed") == "1");
+  CHECK(r.at("flashpq_version") == FLASHPQ_VERSION);
+  CHECK(r.at("trace_hash") == bundled_summary().content_hash);
+  CHECK(r.at("trace_hash").find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(r.at("error").empty());
+}
+
+TEST_CASE("capacities in bytes and in unit-size mode resolve as written", "[experiments]") {
+  TempDir dir;
+  const auto rows = run_all(dir, header() + "matrix:\n  cache.capacity: [16MiB, 0.1]\n"
+                                            "  cache.unit_size: [false, true]\n");
+  REQUIRE(rows.size() == 4);
+  CHECK(u64(rows[0], "cache_capacity_bytes") == 16u << 20);
+  CHECK(u64(rows[1], "cache_capacity_bytes") == 16u << 20);  // Bytes are bytes, even in unit mode.
+  CHECK(u64(rows[2], "cache_capacity_bytes") == 27'885'423);
+  CHECK(u64(rows[3], "cache_capacity_bytes") == 3'681);  // floor(0.1 × 36,815 objects)
+  // Unit-size mode: at most `capacity` objects cached.
+  CHECK(u64(rows[3], "cached_objects") <= 3'681);
+  CHECK(u64(rows[3], "cached_bytes") == u64(rows[3], "cached_objects"));
+}
+
+TEST_CASE("warm-up excludes the first floor(warmup x requests) requests", "[experiments]") {
+  TempDir dir;
+  const auto rows = run_all(dir, header() + "cache: {capacity: 0.05}\n"
+                                            "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                            "  warmup: [0, 0.2]\n");
+  REQUIRE(rows.size() == 8);
+  for (size_t i = 0; i < rows.size(); i += 2) {
+    const RowMap& cold = rows[i];
+    const RowMap& warm = rows[i + 1];
+    INFO(cold.at("policy.name"));
+    REQUIRE(cold.at("warmup") == "0");
+    REQUIRE(warm.at("warmup") == "0.2");
+    CHECK(u64(cold, "warmup_requests") == 0);
+    CHECK(u64(cold, "requests") == kTraceRequests);
+    CHECK(u64(cold, "get_requests") == kTraceRequests);  // An all-get trace.
+    CHECK(u64(warm, "warmup_requests") == 13'397);       // floor(0.2 × 66,987)
+    CHECK(u64(warm, "requests") == kTraceRequests - 13'397);
+    CHECK(u64(warm, "get_requests") == kTraceRequests - 13'397);
+    CHECK(u64(cold, "set_requests") == 0);
+    CHECK(u64(cold, "delete_requests") == 0);
+    // The warm-up only removes requests from the count; the replay is the same.
+    CHECK(u64(cold, "hits") >= u64(warm, "hits"));
+    CHECK(u64(cold, "compulsory_misses") >= u64(warm, "compulsory_misses"));
+    CHECK(u64(cold, "evictions") == u64(warm, "evictions"));
+    CHECK(u64(cold, "cached_bytes") == u64(warm, "cached_bytes"));
+  }
+}
+
+TEST_CASE("with no warm-up, compulsory misses = unique objects at any capacity",
+          "[experiments]") {
+  TempDir dir;
+  const auto rows = run_all(dir, header() + "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                            "  cache.capacity: [1, 4KiB, 0.001, 0.1, 1.0]\n");
+  REQUIRE(rows.size() == 20);
+  for (const RowMap& r : rows) {
+    INFO(r.at("policy.name") << " capacity " << r.at("cache.capacity"));
+    CHECK(u64(r, "compulsory_misses") == kTraceUnique);
+    CHECK(u64(r, "hits") + kTraceUnique <= u64(r, "get_requests"));
+  }
+}
+
+TEST_CASE("a cache as large as the working set only misses compulsorily", "[experiments]") {
+  // With on_size_change = keep, cached copies keep their first-seen size, so the working set
+  // (the sum of first-seen sizes) always fits: no eviction, every re-request hits.
+  TempDir dir;
+  const auto rows =
+      run_all(dir, header() + "cache: {capacity: 1.0}\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n");
+  REQUIRE(rows.size() == 4);
+  for (const RowMap& r : rows) {
+    INFO(r.at("policy.name"));
+    CHECK(u64(r, "cache_capacity_bytes") == kTraceWorkingSet);
+    CHECK(u64(r, "evictions") == 0);
+    CHECK(u64(r, "hits") == kTraceRequests - kTraceUnique);
+    CHECK(u64(r, "cached_objects") == kTraceUnique);
+    CHECK(u64(r, "cached_bytes") == kTraceWorkingSet);
+  }
+}
+
+TEST_CASE("a 1-byte cache holds at most one 1-byte object", "[experiments]") {
+  TempDir dir;
+  const auto rows = run_all(dir, header() + "cache: {capacity: 1}\n");
+  REQUIRE(rows.size() == 1);
+  CHECK(u64(rows[0], "cache_capacity_bytes") == 1);
+  // Only 1-byte objects are admitted, so every hit is worth exactly 1 byte.
+  CHECK(u64(rows[0], "bytes_hit") == u64(rows[0], "hits"));
+  CHECK(u64(rows[0], "cached_objects") <= 1);
+  CHECK(u64(rows[0], "cached_bytes") <= 1);
+  CHECK(u64(rows[0], "hits") < 100);
+}
+
+TEST_CASE("run_cell is deterministic: every column but wall_seconds repeats", "[experiments]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("d.yaml", header() + "warmup: 0.2\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                     "  cache.capacity: [0.01, 0.2]\n"),
+      {});
+  REQUIRE(ex.cells.size() == 8);
+  for (const CellConfig& c : ex.cells) {
+    const ResultRow a = run_cell(c, bundled_summary());
+    const ResultRow b = run_cell(c, bundled_summary());
+    REQUIRE(a.size() == b.size());
+    bool saw_wall = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      INFO("cell " << c.index << " column " << a[i].name);
+      CHECK(a[i].name == b[i].name);
+      CHECK(a[i].numeric == b[i].numeric);
+      if (a[i].name == "wall_seconds") {
+        saw_wall = true;
+        continue;
+      }
+      CHECK(a[i].text == b[i].text);
+    }
+    CHECK(saw_wall);
+  }
+}
+
+TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
+  TempDir dir;
+  const auto rows = run_all(dir, header() + "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                            "  cache.capacity: [4KiB, 0.01, 0.1, 0.5]\n"
+                                            "  warmup: [0, 0.2]\n");
+  REQUIRE(rows.size() == 32);
+  for (const RowMap& r : rows) {
+    INFO(r.at("policy.name") << " capacity " << r.at("cache.capacity") << " warmup "
+                             << r.at("warmup"));
+    const uint64_t gets = u64(r, "get_requests");
+    const uint64_t hits = u64(r, "hits");
+    const uint64_t bytes_req = u64(r, "bytes_requested");
+    const uint64_t bytes_hit = u64(r, "bytes_hit");
+    REQUIRE(gets > 0);
+    CHECK(hits <= gets);
+    CHECK(dbl(r, "object_hit_ratio") == static_cast<double>(hits) / static_cast<double>(gets));
+    CHECK(bytes_hit <= bytes_req);
+    CHECK(dbl(r, "byte_hit_ratio") ==
+          static_cast<double>(bytes_hit) / static_cast<double>(bytes_req));
+    CHECK(u64(r, "cached_bytes") <= u64(r, "cache_capacity_bytes"));
+    CHECK(u64(r, "compulsory_misses") <= gets - hits);
+    CHECK(u64(r, "requests") ==
+          gets + u64(r, "set_requests") + u64(r, "delete_requests"));
+    CHECK(u64(r, "cached_objects") <= kTraceUnique);
+    if (u64(r, "cached_objects") > 0) {
+      CHECK(u64(r, "index_bytes") > 0);
+      CHECK(dbl(r, "index_bytes_per_object") ==
+            static_cast<double>(u64(r, "index_bytes")) /
+                static_cast<double>(u64(r, "cached_objects")));
+    }
+    CHECK(dbl(r, "wall_seconds") >= 0);
+    CHECK(r.at("error").empty());
+  }
+}
+
+TEST_CASE("run_cell and failed_row have the same columns in the same order", "[experiments]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(dir.write("c.yaml", header()), {});
+  const ResultRow ok = run_cell(ex.cells[0], bundled_summary());
+  const ResultRow bad = failed_row(ex.cells[0], "boom");
+  REQUIRE(ok.size() == bad.size());
+  for (size_t i = 0; i < ok.size(); ++i) {
+    CHECK(ok[i].name == bad[i].name);
+    CHECK(ok[i].numeric == bad[i].numeric);
+  }
+  const RowMap m = to_map(bad);
+  CHECK(m.at("error") == "boom");
+  CHECK(m.at("hits").empty());
+  CHECK(m.at("cache_capacity_bytes").empty());
+  CHECK(m.at("policy.name") == "lru");
+  // The metrics DESIGN.md "Results" names that this layer produces.
+  for (const char* name : {"requests", "get_requests", "hits", "object_hit_ratio",
+                           "byte_hit_ratio", "compulsory_misses", "index_bytes",
+                           "wall_seconds", "cache_capacity_bytes", "trace_hash", "seed"}) {
+    CHECK(m.count(name) == 1);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// The sweep.
+
+// Reads a file's lines (our rows here never contain line breaks).
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(f, line);) out.push_back(line);
+  return out;
+}
+
+TEST_CASE("run_experiment writes one row per cell and records failed cells", "[experiments]") {
+  TempDir dir;
+  // 30 bytes: one whole oracleGeneral record and a truncated one.
+  dir.write("bad.oracleGeneral", std::string(30, '\x01'));
+  const std::string path = dir.write(
+      "sw.yaml", "name: sw\nmatrix:\n  trace.path: [" + kTrace + ", " +
+                     dir.file("bad.oracleGeneral") + "]\n  policy.name: [fifo, lru]\n");
+  const Experiment ex = load_experiment(path, {});
+  REQUIRE(ex.cells.size() == 4);
+  std::ostringstream log;
+  const std::string out = dir.file("out/sw.csv");
+  CHECK(run_experiment(ex, out, log) == 2);
+  const auto lines = lines_of(out);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].rfind("experiment,cell,", 0) == 0);
+  CHECK(lines[0].substr(lines[0].size() - 6) == ",error");
+  // Good cells end with an empty error; failed ones carry the reader's message.
+  CHECK(lines[1].back() == ',');
+  CHECK(lines[2].back() == ',');
+  CHECK_THAT(lines[3], Contains("truncated"));
+  CHECK_THAT(lines[4], Contains("truncated"));
+  CHECK_THAT(log.str(), Contains("[1/4]"));
+  CHECK_THAT(log.str(), Contains("[4/4]"));
+  CHECK_THAT(log.str(), Contains("FAILED"));
+}
+
+TEST_CASE("a sweep written twice is identical but for wall_seconds", "[experiments]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("tw.yaml", header() + "matrix:\n  policy.name: [lru, gdsf]\n"), {});
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("a.csv"), log) == 0);
+  REQUIRE(run_experiment(ex, dir.file("b.csv"), log) == 0);
+  const auto a = lines_of(dir.file("a.csv"));
+  const auto b = lines_of(dir.file("b.csv"));
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  CHECK(a[0] == b[0]);
+  // wall_seconds is the second-to-last column and no field after trace.delimiter is quoted.
+  auto drop_wall = [](const std::string& line) {
+    const size_t last = line.rfind(',');
+    const size_t prev = line.rfind(',', last - 1);
+    return line.substr(0, prev) + line.substr(last);
+  };
+  for (size_t i = 1; i < 3; ++i) CHECK(drop_wall(a[i]) == drop_wall(b[i]));
+}
+
+}  // namespace
+}  // namespace flashpq
