@@ -5,7 +5,7 @@
 namespace flashpq {
 
 const std::vector<std::string>& framework_names() {
-  static const std::vector<std::string> names = {"exact"};
+  static const std::vector<std::string> names = {"exact", "ripq", "sipq"};
   return names;
 }
 
@@ -26,7 +26,7 @@ void FrameworkConfig::validate() const {
   }
   if (placement_alignment_bytes == 0 ||
       (placement_alignment_bytes & (placement_alignment_bytes - 1)) != 0) {
-    bad("placement_alignment_bytes", "a power of two", std::to_string(placement_alignment_bytes));
+    bad("placement_alignment", "a power of two", std::to_string(placement_alignment_bytes));
   }
   if (block_size_bytes < 1 || block_size_bytes >= (uint64_t{1} << 32)) {
     bad("block_size", "1 B to 4 GiB (exclusive)", std::to_string(block_size_bytes) + " bytes");

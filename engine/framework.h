@@ -15,6 +15,8 @@
 #include "devices/null_device.h"
 #include "engine/cache.h"
 #include "engine/queue.h"
+#include "engine/ripq/ripq_queue.h"
+#include "engine/sipq/sipq_queue.h"
 
 namespace flashpq {
 
@@ -29,6 +31,14 @@ decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfi
                               P policy, Device& device, Fn&& fn) {
   if (framework.name == "exact") {
     Cache<P, ExactQueueFor<P>> c(cache, framework, std::move(policy), device);
+    return std::forward<Fn>(fn)(c);
+  }
+  if (framework.name == "ripq") {
+    Cache<P, RipqQueue<P::kKind>> c(cache, framework, std::move(policy), device);
+    return std::forward<Fn>(fn)(c);
+  }
+  if (framework.name == "sipq") {
+    Cache<P, SipqQueueFor<P>> c(cache, framework, std::move(policy), device);
     return std::forward<Fn>(fn)(c);
   }
   throw std::invalid_argument("framework.name: unknown framework '" + framework.name + "'");

@@ -57,6 +57,25 @@ std::vector<KeySpec> build_schema() {
       {"policy.segments", VT::kInt, "3", "", "L: SLRU segments, GDSF frequency cap", {}, 1, 64},
       {"framework.name", VT::kEnum, "exact", "", "priority-queue framework",
        names_of(framework_names())},
+      {"framework.placement", VT::kEnum, "none", "",
+       "exact: none = in memory; naive = each object written alone at the lowest free aligned "
+       "offset, trimmed on eviction (RIPQ paper 4.2)",
+       {"none", "naive"}},
+      {"framework.placement_alignment", VT::kSize, "4KiB", "bytes",
+       "exact, naive placement: alignment of each object's extent (a power of two)", {}},
+      {"framework.block_size", VT::kSize, "1MiB", "bytes",
+       "ripq, sipq: device block size B (objects in unit-size mode)", {}},
+      {"framework.insertion_points", VT::kInt, "8", "", "ripq: insertion points K (alpha = 1/K)",
+       {}, 1, 64},
+      {"framework.reserved_blocks", VT::kInt, "10", "blocks",
+       "ripq: free device blocks kept for sealing", {}, 1, 1000},
+      {"framework.materialize_threshold", VT::kFraction, "0", "fraction",
+       "ripq: objects below this relative priority are evicted, not materialized, in [0, 1)",
+       {}},
+      {"framework.histogram_bins", VT::kInt, "100", "",
+       "ripq: bins of the absolute-priority histogram (kappa)", {}, 2, 100000},
+      {"framework.occupancy", VT::kUnitInterval, "0.5", "fraction",
+       "sipq: logical occupancy theta, share of capacity in the virtual cache, in [0, 1]", {}},
       {"device.name", VT::kEnum, "null", "", "device", names_of(device_names())},
   };
 }
@@ -156,6 +175,18 @@ void check_value(const KeySpec& s, const SourcedValue& v) {
       if (!parse_double(t, &x) || x < 0 || x >= 1) fail(v.where, s.key, "a number in [0, 1)", t);
       return;
     }
+    case ValueType::kUnitInterval: {
+      double x;
+      if (!parse_double(t, &x) || x < 0 || x > 1) fail(v.where, s.key, "a number in [0, 1]", t);
+      return;
+    }
+    case ValueType::kSize:
+      try {
+        if (parse_size(t) == 0) fail(v.where, s.key, "a size of at least 1 byte", t);
+      } catch (const std::invalid_argument&) {
+        fail(v.where, s.key, "a size with a unit (1MiB, 4KiB; a plain integer is bytes)", t);
+      }
+      return;
     case ValueType::kChar:
       if (t.size() != 1) fail(v.where, s.key, "exactly one character", t);
       return;
@@ -374,6 +405,16 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
   c.policy.name = text("policy.name");
   c.policy.segments = static_cast<uint32_t>(as_int("policy.segments"));
   c.framework.name = text("framework.name");
+  c.framework.placement = text("framework.placement");
+  const uint64_t alignment = parse_size(text("framework.placement_alignment"));
+  c.framework.placement_alignment_bytes =
+      alignment > UINT32_MAX ? 0 : static_cast<uint32_t>(alignment);  // 0 fails validate()
+  c.framework.block_size_bytes = parse_size(text("framework.block_size"));
+  c.framework.insertion_points = static_cast<uint32_t>(as_int("framework.insertion_points"));
+  c.framework.reserved_blocks = static_cast<uint32_t>(as_int("framework.reserved_blocks"));
+  parse_double(text("framework.materialize_threshold"), &c.framework.materialize_threshold);
+  c.framework.histogram_bins = static_cast<uint32_t>(as_int("framework.histogram_bins"));
+  parse_double(text("framework.occupancy"), &c.framework.occupancy);
   c.device.name = text("device.name");
 
   // Component validation: cross-key checks each Config owns.

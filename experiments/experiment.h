@@ -29,7 +29,9 @@ class ConfigError : public std::runtime_error {
 };
 
 /// The kinds of value the schema knows.
-enum class ValueType { kString, kPath, kEnum, kInt, kBool, kFraction, kCapacity, kChar };
+enum class ValueType {
+  kString, kPath, kEnum, kInt, kBool, kFraction, kUnitInterval, kCapacity, kSize, kChar
+};
 
 /// One configurable key.
 struct KeySpec {

@@ -16,10 +16,21 @@ namespace {
 
 // Metric columns, in order; failed rows carry them empty.
 const char* const kMetricNames[] = {
-    "requests",        "get_requests",    "set_requests",   "delete_requests",
-    "hits",            "object_hit_ratio", "byte_hit_ratio", "compulsory_misses",
-    "bytes_requested", "bytes_hit",        "evictions",      "cached_objects",
-    "cached_bytes",    "index_bytes",      "index_bytes_per_object", "wall_seconds"};
+    "requests", "get_requests", "set_requests", "delete_requests", "hits", "object_hit_ratio",
+    "byte_hit_ratio", "compulsory_misses", "bytes_requested", "bytes_hit", "evictions",
+    "evicted_bytes", "admission_rejections", "miss_bytes_inserted", "placed_bytes",
+    "reinsertions", "reinserted_bytes", "superseded_bytes", "wa_implementation",
+    "host_bytes_written", "device_writes", "device_reads", "device_read_bytes", "trims",
+    "trimmed_bytes", "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes",
+    "index_bytes_per_object", "wall_seconds"};
+
+// Counters that accumulate; the row reports their growth after the warm-up.
+struct Snapshot {
+  FrameworkCounters fw;
+  DeviceCounters dev;
+  uint64_t miss_bytes = 0;
+  uint64_t rejections = 0;
+};
 
 std::string num(uint64_t v) { return std::to_string(v); }
 // Shortest text that reads back as the same double; empty for NaN ("no value").
@@ -50,13 +61,18 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
 
   auto device = make_device(cell.device);
   HitStats stats;
-  uint64_t replayed = 0, evictions = 0, objects = 0, used = 0, index_bytes = 0;
+  uint64_t replayed = 0, objects = 0, used = 0, index_bytes = 0;
+  Snapshot warm, end;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
   with_policy(cell.policy, [&](auto policy) {
     with_framework(cell.framework, cache, std::move(policy), *device, [&](auto& c) {
+      auto snapshot = [&] {
+        return Snapshot{c.queue().counters(), device->counters(), c.miss_bytes_inserted(),
+                        c.admission_rejections()};
+      };
       PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
-      replayed = replay_stream(c, reader, stats, warmup_requests);
-      evictions = c.evictions();
+      replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+      end = snapshot();
       objects = c.object_count();
       used = c.used_bytes();
       index_bytes = c.index_bytes();
@@ -78,6 +94,12 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   row.push_back({"trace_requests", num(summary.requests), true});
   row.push_back({"trace_unique_objects", num(summary.unique_objects), true});
   row.push_back({"trace_working_set_bytes", num(summary.working_set_bytes), true});
+  const FrameworkCounters& fw = end.fw;
+  const FrameworkCounters& fw0 = warm.fw;
+  const DeviceCounters& dv = end.dev;
+  const DeviceCounters& dv0 = warm.dev;
+  const uint64_t miss_bytes = end.miss_bytes - warm.miss_bytes;
+  const uint64_t placed = fw.placed_bytes - fw0.placed_bytes;
   const std::string metrics[] = {
       num(h.requests),
       num(h.get_requests),
@@ -89,9 +111,24 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(h.compulsory_misses),
       num(h.bytes_requested),
       num(h.bytes_hit),
-      num(evictions),
+      num(fw.evicted_objects - fw0.evicted_objects),
+      num(fw.evicted_bytes - fw0.evicted_bytes),
+      num(end.rejections - warm.rejections),
+      num(miss_bytes),
+      num(placed),
+      num(fw.reinsertions - fw0.reinsertions),
+      num(fw.reinserted_bytes - fw0.reinserted_bytes),
+      num(fw.superseded_bytes - fw0.superseded_bytes),
+      num(ratio(placed, miss_bytes)),
+      num(dv.write_bytes - dv0.write_bytes),
+      num(dv.writes - dv0.writes),
+      num(dv.reads - dv0.reads),
+      num(dv.read_bytes - dv0.read_bytes),
+      num(dv.trims - dv0.trims),
+      num(dv.trimmed_bytes - dv0.trimmed_bytes),
       num(objects),
       num(used),
+      num(fw.dram_buffer_bytes),
       num(index_bytes),
       num(objects ? static_cast<double>(index_bytes) / static_cast<double>(objects)
                   : std::nan("")),

@@ -26,16 +26,34 @@ uint64_t replay_span(CacheT& cache, std::span<const Request> requests, HitStats&
 }
 
 /// Streams the whole trace from `reader` through `cache` in batches (one virtual call per batch
-/// of 4096 requests). Returns the number of requests replayed.
+/// of 4096 requests). Calls on_warmup_end() once, just before request index warmup_requests is
+/// replayed (before the first request when it is 0), so counters can be snapshotted there.
+/// Returns the number of requests replayed.
+template <class CacheT, class OnWarmupEnd>
+uint64_t replay_stream(CacheT& cache, TraceReader& reader, HitStats& stats,
+                       uint64_t warmup_requests, OnWarmupEnd&& on_warmup_end) {
+  std::array<Request, 4096> batch;
+  uint64_t i = 0;
+  bool warm = false;
+  for (size_t n; (n = reader.read(batch)) != 0;) {
+    std::span<const Request> rest(batch.data(), n);
+    if (!warm && i + n > warmup_requests) {
+      const size_t before = static_cast<size_t>(warmup_requests - i);
+      i = replay_span(cache, rest.first(before), stats, i, warmup_requests);
+      on_warmup_end();
+      warm = true;
+      rest = rest.subspan(before);
+    }
+    i = replay_span(cache, rest, stats, i, warmup_requests);
+  }
+  return i;
+}
+
+/// As above, without a warm-up callback.
 template <class CacheT>
 uint64_t replay_stream(CacheT& cache, TraceReader& reader, HitStats& stats,
                        uint64_t warmup_requests) {
-  std::array<Request, 4096> batch;
-  uint64_t i = 0;
-  for (size_t n; (n = reader.read(batch)) != 0;) {
-    i = replay_span(cache, std::span<const Request>(batch.data(), n), stats, i, warmup_requests);
-  }
-  return i;
+  return replay_stream(cache, reader, stats, warmup_requests, [] {});
 }
 
 }  // namespace flashpq

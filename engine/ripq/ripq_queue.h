@@ -1,0 +1,732 @@
+// engine/ripq/ripq_queue.h — RIPQ, the Restricted Insertion Priority Queue on flash.
+//
+// Source: Tang et al., "RIPQ: Advanced Photo Caching on Flash for Facebook", FAST'15, §4.
+//
+// The queue is an ordered list of blocks, head (priority 1) to tail (priority 0), cut into
+// sections — contiguous runs of blocks, the insertion points (§4.2 "Queue Structure"):
+//   * a device block holds object data: while active it is a RAM buffer (the "Block Buffer"),
+//     when full it is sealed and written whole to one free device slot of B bytes (§4.2);
+//   * a virtual block holds only counters: objects whose priority was increased are moved to
+//     the active virtual block of the target section, in memory only (§4.2 "Device and Virtual
+//     Blocks", §4.4 "Increase");
+//   * every block counts the logical bytes whose position it is: a device block its objects
+//     that were not moved since, a virtual block the objects moved into it.
+// Operations (§4.4):
+//   * insert(x, p): append x to the active device block of the section whose range contains
+//     p; a full active block is sealed, written to a free slot, and a new active device block
+//     (and virtual block) opens at the section's head;
+//   * increase(x, p): set x's virtual block to the active virtual block of p's section; no I/O;
+//   * delete-min: when free slots fall below `reserved_blocks` (§4.4, footnote 6: 10), the
+//     tail-most sealed device block is reclaimed: its header is read (one device read of the
+//     logical block size), every object with a virtual block is materialized — read and copied
+//     into the active device block of its virtual block's section — unless its relative
+//     priority is below `materialize_threshold` (the occupancy trade-off), the rest are
+//     evicted, and the slot is trimmed;
+//   * sections split when one holds more than 2α of the flash capacity and two neighbours
+//     merge when together they hold less than α (§4.4 "Internal operations"), α = 1/K; an
+//     empty section is always absorbed. A split opens a new active device and virtual block at
+//     the head of the lower half; a merge copies the lower active buffer into the upper one
+//     (or seals it when both do not fit in one block).
+// Choices the paper leaves open, stated:
+//   * Relative priority of an object = min(its nominal priority, the middle of its block's
+//     range), the nominal being the p it was last inserted or increased with. Implicit demotion
+//     only ever lowers a relative priority (§4.1), and insertion at a section's head places an
+//     object above the p it asked for; the minimum keeps SLRU's Table 2 promotion ⌈p·L⌉ from
+//     skipping a segment because of that rounding.
+//   * The active virtual block of a section is also sealed when its logical bytes reach B, so
+//     a section whose hits all go to one place still consists of blocks of about B and can
+//     split.
+//   * Absolute priorities (GDSF) go through DynamicHistogram (§4.3); their relative priority
+//     is the histogram quantile. priority() returns the absolute value.
+//   * Objects larger than B are not admitted. Unit-size mode: B counts objects.
+// §4.5 bounds checked by the tests: object writes ≤ inserts + increases; RIPQ-LRU with 4α of
+// extra space holds every object exact LRU holds.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "engine/object_table.h"
+#include "engine/queue.h"
+#include "engine/ripq/histogram.h"
+#include "policies/policy.h"
+
+namespace flashpq {
+
+template <PriorityKind kKind>
+class RipqQueue {
+ public:
+  /// Builds the queue over ctx.capacity_bytes / block_size_bytes device slots.
+  /// Throws std::invalid_argument if the capacity holds fewer than reserved_blocks + 2 blocks.
+  explicit RipqQueue(const QueueContext& ctx)
+      : table_(ctx.table),
+        device_(ctx.device),
+        sink_(ctx.sink),
+        block_bytes_(ctx.framework.block_size_bytes),
+        slots_(ctx.capacity_bytes / ctx.framework.block_size_bytes),
+        reserved_(ctx.framework.reserved_blocks),
+        k_(ctx.framework.insertion_points),
+        threshold_(ctx.framework.materialize_threshold),
+        histogram_(ctx.framework.histogram_bins) {
+    if (slots_ < uint64_t{reserved_} + 2) {
+      throw std::invalid_argument(
+          "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) +
+          " B holds only " + std::to_string(slots_) + " blocks of " +
+          std::to_string(block_bytes_) + " B; needs at least reserved_blocks + 2 = " +
+          std::to_string(reserved_ + 2));
+    }
+    flash_bytes_ = slots_ * block_bytes_;
+    for (uint64_t s = 0; s < slots_; ++s) free_slots_.push_back(static_cast<uint32_t>(s));
+    header_bytes_ = std::max<uint64_t>(1, device_.logical_block_bytes());
+    // One section to start with; splits add the others as the queue fills.
+    const uint32_t sec = new_section();
+    order_.push_back(sec);
+    open_active_blocks(sec, kNone);
+  }
+
+  RipqQueue(const RipqQueue&) = delete;
+  RipqQueue& operator=(const RipqQueue&) = delete;
+
+  // ---- the queue contract (engine/queue.h) ----
+
+  bool admits(uint32_t size) const { return size <= block_bytes_; }
+
+  /// At steady state (no slot to spare), the first object of the block delete-min reclaims
+  /// next that would be evicted rather than materialized; otherwise kNoHandle.
+  Handle victim(uint32_t) const {
+    if (free_slots_.size() > reserved_) return kNoHandle;
+    const uint32_t b = tail_sealed_block();
+    if (b == kNone) return kNoHandle;
+    for (const Content& c : blocks_[b].contents) {
+      if (c.handle != kNoHandle && table_[c.handle].next == kNone) return c.handle;
+    }
+    return kNoHandle;
+  }
+
+  /// RIPQ evicts when it seals a block, not before an insertion: nothing to do.
+  void make_room(uint32_t) {}
+
+  void insert(Handle h, double p) {
+    double rel = p;
+    if constexpr (kKind == PriorityKind::kAbsolute) {
+      set_absolute(h, p);
+      histogram_.add(p, table_[h].size_bytes);
+      rel = histogram_.quantile(p);
+    }
+    counters_.placed_bytes += table_[h].size_bytes;
+    counters_.placed_objects++;
+    set_nominal(h, rel);
+    table_[h].next = kNone;  // no virtual block
+    append(section_of(rel), h);
+    seal_and_reclaim();
+  }
+
+  void increase(Handle h, double p) {
+    double rel = p;
+    if constexpr (kKind == PriorityKind::kAbsolute) {
+      const uint32_t size = table_[h].size_bytes;
+      histogram_.remove(absolute(h), size);
+      histogram_.add(p, size);
+      set_absolute(h, p);
+      rel = histogram_.quantile(p);
+    }
+    increases_++;
+    const uint32_t sec = section_of(rel);
+    const uint32_t from = logical_block(h);
+    // RIPQ knows priorities at section granularity (§4.2: p ∈ (p_{k-1}, p_k] is "section
+    // k"): an increase whose target section is not above the object's current one leaves it
+    // in place. This is why a single section (K ≈ 2, §6 Figure 9) "degenerates to FIFO".
+    if (rank_of(sec) >= rank_of(blocks_[from].section)) return;
+    set_nominal(h, rel);
+    const uint32_t to = sections_[sec].active_virtual;
+    if (to == from) return;
+    move_logical(h, from, to);
+    table_[h].next = to;
+    if (blocks_[to].bytes >= block_bytes_) {
+      // Sealing a full active virtual block only opens a new one (no I/O).
+      sections_[sec].active_virtual = new_block(sec, /*is_virtual=*/true, head_of(sec));
+    }
+    maybe_split(sec);
+      debug_check("increase");
+  }
+
+  double priority(Handle h) const {
+    if constexpr (kKind == PriorityKind::kAbsolute) {
+      return absolute(h);
+    } else {
+      return relative_priority(h);
+    }
+  }
+
+  void remove(Handle h) {
+    const uint32_t size = table_[h].size_bytes;
+    if constexpr (kKind == PriorityKind::kAbsolute) histogram_.remove(absolute(h), size);
+    const uint32_t lb = logical_block(h);
+    drop_logical(h, lb);
+    tombstone(h);
+    counters_.superseded_bytes += size;
+    collect_empty(lb);
+      debug_check("remove");
+  }
+
+  uint64_t used_bytes() const { return total_bytes_; }
+
+  const FrameworkCounters& counters() const { return counters_; }
+
+  size_t memory_bytes() const {
+    size_t bytes = blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
+                   order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
+                   absolute_.capacity() * sizeof(double) +
+                   free_slots_.size() * sizeof(uint32_t);
+    for (const Block& b : blocks_) bytes += b.contents.capacity() * sizeof(Content);
+    return bytes;
+  }
+
+  // ---- introspection, for tests and results ----
+
+  size_t sections() const { return order_.size(); }
+  uint64_t increases() const { return increases_; }
+  uint64_t free_slots() const { return free_slots_.size(); }
+  uint64_t flash_bytes() const { return flash_bytes_; }
+  /// Prints the sections and their blocks to stderr (debugging aid).
+  void dump() const {
+    for (const uint32_t sec : order_) {
+      const Section& s = sections_[sec];
+      std::fprintf(stderr, "section %u bytes %llu:", sec, (unsigned long long)s.bytes);
+      for (uint32_t x = s.head;; x = blocks_[x].next) {
+        std::fprintf(stderr, " %s%llu", blocks_[x].is_virtual ? "v" : (blocks_[x].sealed ? "s" : "a"),
+                     (unsigned long long)blocks_[x].bytes);
+        if (x == s.tail) break;
+      }
+      std::fprintf(stderr, "\n");
+    }
+  }
+
+  /// Recomputes every counter from the structure and returns a description of the first
+  /// inconsistency, or "" when there is none. O(blocks + objects): for tests.
+  std::string check_invariants() const {
+    std::vector<uint64_t> logical(blocks_.size(), 0);
+    uint64_t objects = 0, total = 0;
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      const Block& blk = blocks_[b];
+      if (blk.section == kNone || blk.is_virtual) continue;
+      uint32_t live = 0;
+      for (size_t i = 0; i < blk.contents.size(); ++i) {
+        const Handle h = blk.contents[i].handle;
+        if (h == kNoHandle) continue;
+        ++live;
+        const ObjectEntry& e = table_[h];
+        if (e.slot != b || e.prev != i) return "content " + std::to_string(i) + " of block " +
+                                                 std::to_string(b) + " does not point back";
+        const uint32_t lb = e.next != kNone ? e.next : e.slot;
+        if (blocks_[lb].section == kNone) return "object in a freed logical block";
+        logical[lb] += e.size_bytes;
+        total += e.size_bytes;
+        ++objects;
+      }
+      if (live != blk.live) return "block " + std::to_string(b) + " live count is wrong";
+    }
+    if (objects != table_.size()) return "objects in blocks != objects in the table";
+    if (total != total_bytes_) return "total bytes mismatch";
+    uint64_t sum_sections = 0;
+    for (const uint32_t sec : order_) {
+      const Section& s = sections_[sec];
+      uint64_t sum = 0;
+      for (uint32_t x = s.head;; x = blocks_[x].next) {
+        if (blocks_[x].section != sec) return "block in the wrong section";
+        if (blocks_[x].bytes != logical[x]) {
+          return "block " + std::to_string(x) + " bytes " + std::to_string(blocks_[x].bytes) +
+                 " != " + std::to_string(logical[x]);
+        }
+        sum += blocks_[x].bytes;
+        if (x == s.tail) break;
+      }
+      if (sum != s.bytes) {
+        return "section " + std::to_string(sec) + " bytes " + std::to_string(s.bytes) +
+               " != sum of its blocks " + std::to_string(sum);
+      }
+      sum_sections += sum;
+    }
+    if (sum_sections != total_bytes_) return "sections do not add up to the total";
+    return "";
+  }
+
+  /// The relative priority (§4.1) of queued object h, as this queue approximates it.
+  double relative_priority(Handle h) const {
+    return std::min(nominal(h), block_priority(logical_block(h)));
+  }
+
+ private:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+#ifdef FLASHPQ_RIPQ_DEBUG
+ public:
+  bool debug_on = false;
+
+ private:
+  void debug_check(const char* step) const {
+    if (!debug_on) return;
+    const std::string err = check_invariants();
+    if (!err.empty()) throw std::logic_error(std::string("ripq after ") + step + ": " + err);
+  }
+#else
+  void debug_check(const char*) const {}
+#endif
+
+  struct Content {
+    Handle handle;    // kNoHandle once the object left this block
+    uint32_t offset;  // byte offset of the object in the block
+  };
+
+  struct Block {
+    uint64_t bytes = 0;        // logical bytes whose position is this block
+    uint32_t prev = kNone;     // towards the head
+    uint32_t next = kNone;     // towards the tail
+    uint32_t section = kNone;  // kNone: free block record
+    uint32_t slot = kNone;     // device slot once sealed
+    uint32_t fill = 0;         // device block: bytes appended (its write offset)
+    uint32_t live = 0;         // device block: contents still holding data
+    bool is_virtual = false;
+    bool sealed = false;
+    bool reclaiming = false;
+    std::vector<Content> contents;  // device block: the header (key → offset)
+  };
+
+  struct Section {
+    uint32_t head = kNone, tail = kNone;  // first and last block of its run
+    uint64_t bytes = 0;
+    uint32_t active_device = kNone, active_virtual = kNone;
+  };
+
+  // ---- object fields: slot = device block, prev = index in its contents, next = virtual
+  //      block (kNone if none), aux = nominal relative priority (float bits) ----
+
+  uint32_t logical_block(Handle h) const {
+    const ObjectEntry& e = table_[h];
+    return e.next != kNone ? e.next : e.slot;
+  }
+  double nominal(Handle h) const { return std::bit_cast<float>(table_[h].aux); }
+  void set_nominal(Handle h, double p) { table_[h].aux = std::bit_cast<uint32_t>(float(p)); }
+  double absolute(Handle h) const { return absolute_[h]; }
+  void set_absolute(Handle h, double p) {
+    if (absolute_.size() <= h) absolute_.resize(h + 1);
+    absolute_[h] = p;
+  }
+
+  // ---- sections and their order ----
+
+  uint32_t new_section() {
+    if (!free_sections_.empty()) {
+      const uint32_t s = free_sections_.back();
+      free_sections_.pop_back();
+      sections_[s] = Section{};
+      return s;
+    }
+    sections_.push_back(Section{});
+    return static_cast<uint32_t>(sections_.size() - 1);
+  }
+
+  size_t rank_of(uint32_t sec) const {  // 0 = head section
+    return static_cast<size_t>(std::find(order_.begin(), order_.end(), sec) - order_.begin());
+  }
+
+  uint32_t head_of(uint32_t sec) const { return sections_[sec].head; }
+
+  // The section whose range contains p (§4.2): sections cover (p_{k-1}, p_k] from the tail.
+  uint32_t section_of(double p) const {
+    if (total_bytes_ == 0 || p >= 1.0) return order_.front();
+    const double target = p * static_cast<double>(total_bytes_);
+    double cum = 0;
+    for (size_t i = order_.size(); i-- > 0;) {
+      cum += static_cast<double>(sections_[order_[i]].bytes);
+      if (target <= cum) return order_[i];
+    }
+    return order_.front();
+  }
+
+  // Middle of block b's range of relative priorities.
+  double block_priority(uint32_t b) const {
+    if (total_bytes_ == 0) return 1.0;
+    const uint32_t sec = blocks_[b].section;
+    double below = 0;
+    for (size_t i = order_.size(); i-- > 0 && order_[i] != sec;) {
+      below += static_cast<double>(sections_[order_[i]].bytes);
+    }
+    for (uint32_t x = sections_[sec].tail; x != b; x = blocks_[x].prev) {
+      below += static_cast<double>(blocks_[x].bytes);
+    }
+    return (below + static_cast<double>(blocks_[b].bytes) / 2) / static_cast<double>(total_bytes_);
+  }
+
+  // ---- blocks ----
+
+  // Creates a block in section `sec`, linked just above block `before` (kNone: at the tail of
+  // the whole list, for an empty queue), and makes it the section's head if `before` was.
+  uint32_t new_block(uint32_t sec, bool is_virtual, uint32_t before) {
+    uint32_t b;
+    if (!free_blocks_.empty()) {
+      b = free_blocks_.back();
+      free_blocks_.pop_back();
+    } else {
+      blocks_.emplace_back();
+      b = static_cast<uint32_t>(blocks_.size() - 1);
+    }
+    Block& blk = blocks_[b];
+    std::vector<Content> keep = std::move(blk.contents);
+    keep.clear();
+    blk = Block{};
+    blk.contents = std::move(keep);
+    blk.section = sec;
+    blk.is_virtual = is_virtual;
+    Section& s = sections_[sec];
+    if (before == kNone) {  // the list's tail
+      blk.prev = list_tail_;
+      if (list_tail_ != kNone) blocks_[list_tail_].next = b;
+      else list_head_ = b;
+      list_tail_ = b;
+      if (s.tail == kNone) s.tail = b;
+      if (s.head == kNone) s.head = b;
+    } else {
+      blk.next = before;
+      blk.prev = blocks_[before].prev;
+      if (blk.prev != kNone) blocks_[blk.prev].next = b;
+      else list_head_ = b;
+      blocks_[before].prev = b;
+      if (s.head == before || s.head == kNone) s.head = b;
+      if (s.tail == kNone) s.tail = b;
+    }
+    return b;
+  }
+
+  void unlink_block(uint32_t b) {
+    Block& blk = blocks_[b];
+    Section& s = sections_[blk.section];
+    if (s.head == b) s.head = (s.tail == b) ? kNone : blk.next;
+    if (s.tail == b) s.tail = (s.head == kNone) ? kNone : blk.prev;
+    if (blk.prev != kNone) blocks_[blk.prev].next = blk.next;
+    else list_head_ = blk.next;
+    if (blk.next != kNone) blocks_[blk.next].prev = blk.prev;
+    else list_tail_ = blk.prev;
+    blk.section = kNone;
+    free_blocks_.push_back(b);
+  }
+
+  // Opens a new active device block and active virtual block at the head of `sec`, whose run
+  // starts at `first` (kNone: the section is empty and goes at the list's tail — only for the
+  // very first section). The virtual block goes above the device block.
+  void open_active_blocks(uint32_t sec, uint32_t first) {
+    const uint32_t dev = new_block(sec, false, first);
+    sections_[sec].active_device = dev;
+    sections_[sec].active_virtual = new_block(sec, true, dev);
+    update_dram();
+  }
+
+  void update_dram() {
+    counters_.dram_buffer_bytes =
+        std::max<uint64_t>(counters_.dram_buffer_bytes, order_.size() * block_bytes_);
+  }
+
+  // Appends h's data to the active device block of `sec` (sealing it first when h does not
+  // fit). The object's logical position becomes that block.
+  void append(uint32_t sec, Handle h) {
+    const uint32_t size = table_[h].size_bytes;
+    uint32_t dev = sections_[sec].active_device;
+    if (blocks_[dev].fill + size > block_bytes_) {
+      seal(sec);
+      dev = sections_[sec].active_device;
+    }
+    Block& blk = blocks_[dev];
+    ObjectEntry& e = table_[h];
+    e.slot = dev;
+    e.prev = static_cast<uint32_t>(blk.contents.size());
+    blk.contents.push_back(Content{h, blk.fill});
+    blk.fill += size;
+    blk.live++;
+    blk.bytes += size;
+    sections_[sec].bytes += size;
+    total_bytes_ += size;
+    maybe_split(sec);
+      debug_check("append");
+  }
+
+  // Writes the section's active device block to a free slot and opens new active blocks.
+  // Reclaiming (delete-min) is deferred to seal_and_reclaim(), which runs at the end of every
+  // insertion, so a reclaim never runs inside another's materialization.
+  void seal(uint32_t sec) {
+    const uint32_t dev = sections_[sec].active_device;
+    // A reclaim can materialize into several sections' active blocks, each of which may seal:
+    // when that exhausts the slots, reclaim another tail block right here.
+    while (free_slots_.empty()) {
+      const uint32_t t = tail_sealed_block();
+      if (t == kNone) throw std::logic_error("ripq: no sealed block left to reclaim");
+      reclaim(t);
+    }
+    const uint32_t slot = free_slots_.front();
+    free_slots_.pop_front();
+    Block& blk = blocks_[dev];
+    blk.slot = slot;
+    blk.sealed = true;
+    device_.write(uint64_t{slot} * block_bytes_, block_bytes_);  // the whole block, padding too
+    const uint32_t old_virtual = sections_[sec].active_virtual;
+    const uint32_t head = sections_[sec].head;
+    sections_[sec].active_device = new_block(sec, false, head);
+    sections_[sec].active_virtual = new_block(sec, true, sections_[sec].active_device);
+    collect_empty(dev);
+    collect_empty(old_virtual);
+    pending_reclaim_ = true;
+  
+  }
+
+  void seal_and_reclaim() {
+    if (!pending_reclaim_ || reclaiming_) return;
+    reclaiming_ = true;
+    while (free_slots_.size() < reserved_) {
+      const uint32_t b = tail_sealed_block();
+      if (b == kNone) break;
+      reclaim(b);
+    }
+    // Merges run here only, never inside a reclaim: a reclaim may be nested in an append
+    // (seal() reclaiming for a slot) whose section must survive it.
+    merge_pass();
+    reclaiming_ = false;
+    pending_reclaim_ = false;
+  }
+
+  // The tail-most sealed device block not already being reclaimed.
+  uint32_t tail_sealed_block() const {
+    for (uint32_t b = list_tail_; b != kNone; b = blocks_[b].prev) {
+      if (!blocks_[b].is_virtual && blocks_[b].sealed && !blocks_[b].reclaiming) return b;
+    }
+    return kNone;
+  }
+
+  // Delete-min (§4.4): read the header, materialize or evict every live object, trim.
+  void reclaim(uint32_t b) {
+    blocks_[b].reclaiming = true;
+    const uint64_t offset = uint64_t{blocks_[b].slot} * block_bytes_;
+    device_.read(offset, header_bytes_);
+    for (size_t i = 0; i < blocks_[b].contents.size(); ++i) {
+      const Content c = blocks_[b].contents[i];
+      if (c.handle == kNoHandle) continue;
+      const Handle h = c.handle;
+      const uint32_t size = table_[h].size_bytes;
+      const uint32_t v = table_[h].next;
+      if (v != kNone && (threshold_ <= 0 || relative_priority(h) >= threshold_)) {
+        // Materialize: read the object, copy it into the active block of v's section.
+        const uint64_t align = header_bytes_;
+        const uint64_t lo = (offset + c.offset) / align * align;
+        const uint64_t hi = (offset + c.offset + size + align - 1) / align * align;
+        device_.read(lo, hi - lo);
+        blocks_[b].contents[i].handle = kNoHandle;
+        blocks_[b].live--;
+        const uint32_t sec = blocks_[v].section;
+        blocks_[v].bytes -= size;
+        sections_[sec].bytes -= size;
+        total_bytes_ -= size;
+        table_[h].next = kNone;
+        collect_empty(v);
+        append(sec, h);
+        counters_.reinsertions++;
+        counters_.reinserted_bytes += size;
+        counters_.placed_bytes += size;
+        counters_.placed_objects++;
+        counters_.superseded_bytes += size;  // the copy left in the reclaimed block
+      } else {
+        sink_.before_evict(h);
+        if constexpr (kKind == PriorityKind::kAbsolute) histogram_.remove(absolute(h), size);
+        drop_logical(h, logical_block(h));
+        blocks_[b].contents[i].handle = kNoHandle;
+        blocks_[b].live--;
+        counters_.evicted_objects++;
+        counters_.evicted_bytes += size;
+        const uint32_t lb = v;  // a virtual block below threshold may become empty
+        table_.remove(h);
+        if (lb != kNone) collect_empty(lb);
+      }
+    }
+    device_.trim(offset, block_bytes_);
+    free_slots_.push_back(blocks_[b].slot);
+    unlink_block(b);  // its logical bytes are 0: every object left or moved to a virtual block
+      debug_check("reclaim");
+  }
+
+  // Moves h's logical bytes from block `from` to block `to` (an increase).
+  void move_logical(Handle h, uint32_t from, uint32_t to) {
+    const uint32_t size = table_[h].size_bytes;
+    blocks_[from].bytes -= size;
+    sections_[blocks_[from].section].bytes -= size;
+    blocks_[to].bytes += size;
+    sections_[blocks_[to].section].bytes += size;
+    collect_empty(from);
+  }
+
+  void drop_logical(Handle h, uint32_t lb) {
+    const uint32_t size = table_[h].size_bytes;
+    blocks_[lb].bytes -= size;
+    sections_[blocks_[lb].section].bytes -= size;
+    total_bytes_ -= size;
+  }
+
+  // The object's data leaves its device block (delete or replacement).
+  void tombstone(Handle h) {
+    const ObjectEntry& e = table_[h];
+    Block& blk = blocks_[e.slot];
+    blk.contents[e.prev].handle = kNoHandle;
+    blk.live--;
+    collect_empty(e.slot);
+  }
+
+  // Frees a block that holds nothing any more: a sealed virtual block with no objects, or a
+  // sealed device block whose data all left (its slot is trimmed and freed).
+  void collect_empty(uint32_t b) {
+    if (b == kNone || blocks_[b].section == kNone) return;
+    Block& blk = blocks_[b];
+    const Section& s = sections_[blk.section];
+    if (b == s.active_device || b == s.active_virtual || blk.bytes != 0) return;
+    if (blk.is_virtual) {
+      unlink_block(b);
+    } else if (blk.sealed && blk.live == 0 && !blk.reclaiming) {
+      device_.trim(uint64_t{blk.slot} * block_bytes_, block_bytes_);
+      free_slots_.push_back(blk.slot);
+      unlink_block(b);
+    }
+  }
+
+  // §4.4: split a section past 2α of the flash capacity into two halves at a block boundary.
+  void maybe_split(uint32_t sec) {
+    Section& s = sections_[sec];
+    if (static_cast<double>(s.bytes) * k_ <= 2.0 * static_cast<double>(flash_bytes_)) return;
+    // The upper half keeps the section's active blocks, so the cut never lies above either
+    // of them (sealed virtual blocks opened at the head can sit above the active device block).
+    uint64_t acc = 0;
+    uint32_t cut = s.head;  // last block of the upper half
+    bool passed_dev = cut == s.active_device, passed_virt = cut == s.active_virtual;
+    while (cut != s.tail && (acc + blocks_[cut].bytes < s.bytes / 2 || !passed_dev || !passed_virt)) {
+      acc += blocks_[cut].bytes;
+      cut = blocks_[cut].next;
+      passed_dev = passed_dev || cut == s.active_device;
+      passed_virt = passed_virt || cut == s.active_virtual;
+    }
+    if (cut == s.tail) return;  // nothing below the cut: one block holds most of the section
+    const uint32_t lower = new_section();
+    Section& up = sections_[sec];
+    Section& lo = sections_[lower];
+    lo.head = blocks_[cut].next;
+    lo.tail = up.tail;
+    up.tail = cut;
+    uint64_t moved = 0;
+    for (uint32_t x = lo.head;; x = blocks_[x].next) {
+      blocks_[x].section = lower;
+      moved += blocks_[x].bytes;
+      if (x == lo.tail) break;
+    }
+    up.bytes -= moved;
+    lo.bytes = moved;
+    order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(rank_of(sec)) + 1, lower);
+    open_active_blocks(lower, lo.head);
+      debug_check("split");
+  }
+
+  // §4.4: merge neighbours holding less than α together; absorb empty sections.
+  void merge_pass() {
+    for (size_t i = order_.size(); i-- > 1;) {
+      const uint32_t up = order_[i - 1], lo = order_[i];
+      const uint64_t sum = sections_[up].bytes + sections_[lo].bytes;
+      if (sections_[lo].bytes == 0 || sections_[up].bytes == 0 ||
+          static_cast<double>(sum) * k_ < static_cast<double>(flash_bytes_)) {
+        merge(i - 1);
+      }
+    }
+  }
+
+  // Merges order_[i+1] (lower) into order_[i] (upper). The merged section keeps the upper
+  // section's active blocks; the lower active device buffer is copied into the upper one when
+  // it fits, else sealed (written) in place; the lower active virtual block becomes sealed.
+  void merge(size_t i) {
+    const uint32_t up = order_[i], lo = order_[i + 1];
+    Section& u = sections_[up];
+    Section& l = sections_[lo];
+    const uint32_t lo_dev = l.active_device;
+    const bool fits = blocks_[u.active_device].fill + blocks_[lo_dev].fill <= block_bytes_;
+    if (!fits && blocks_[lo_dev].live > 0 && free_slots_.empty()) return;  // try again later
+    for (uint32_t x = l.head;; x = blocks_[x].next) {
+      blocks_[x].section = up;
+      if (x == l.tail) break;
+    }
+    u.tail = l.tail;
+    u.bytes += l.bytes;
+    order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    free_sections_.push_back(lo);
+    const uint32_t up_dev = u.active_device;
+    Block& src = blocks_[lo_dev];
+    if (fits) {
+      // Copy the live objects into the upper buffer (RAM to RAM, no I/O).
+      for (const Content& c : src.contents) {
+        if (c.handle == kNoHandle) continue;
+        Block& dst = blocks_[up_dev];
+        ObjectEntry& e = table_[c.handle];
+        const uint32_t size = e.size_bytes;
+        e.slot = up_dev;
+        e.prev = static_cast<uint32_t>(dst.contents.size());
+        dst.contents.push_back(Content{c.handle, dst.fill});
+        dst.fill += size;
+        dst.live++;
+        if (e.next == kNone) {  // its logical position moves with it
+          src.bytes -= size;
+          dst.bytes += size;
+        }
+      }
+      src.contents.clear();
+      src.live = 0;
+      src.bytes = 0;
+      unlink_block(lo_dev);
+    } else if (src.live > 0) {
+      const uint32_t slot = free_slots_.front();
+      free_slots_.pop_front();
+      src.slot = slot;
+      src.sealed = true;
+      device_.write(uint64_t{slot} * block_bytes_, block_bytes_);
+      pending_reclaim_ = true;
+    } else {
+      unlink_block(lo_dev);
+    }
+    const uint32_t lo_virt = l.active_virtual;
+    if (blocks_[lo_virt].bytes == 0) unlink_block(lo_virt);
+      debug_check("merge");
+  }
+
+  ObjectTable& table_;
+  Device& device_;
+  EvictionSink sink_;
+  uint64_t block_bytes_;
+  uint64_t slots_;
+  uint32_t reserved_;
+  uint32_t k_;
+  double threshold_;
+  uint64_t flash_bytes_ = 0;
+  uint64_t header_bytes_ = 1;
+
+  std::vector<Block> blocks_;
+  std::vector<uint32_t> free_blocks_;
+  std::vector<Section> sections_;
+  std::vector<uint32_t> free_sections_;
+  std::vector<uint32_t> order_;  // section ids, head to tail
+  uint32_t list_head_ = kNone, list_tail_ = kNone;
+  std::deque<uint32_t> free_slots_;
+  uint64_t total_bytes_ = 0;
+  uint64_t increases_ = 0;
+  bool pending_reclaim_ = false;
+  bool reclaiming_ = false;
+  DynamicHistogram histogram_;
+  std::vector<double> absolute_;
+  FrameworkCounters counters_;
+};
+
+}  // namespace flashpq
