@@ -31,8 +31,9 @@ test: build
 test-sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHPQ_SANITIZE=ON
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests
-	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	# Tests tagged [slow] (long validations on whole traces) run in the Release suite only.
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ./$(SAN_BUILD)/flashpq_tests "~[slow] ~[.]"
 
 bench: build
 	./$(BUILD)/flashpq bench --trace ../shared/traces/converted/w106.oracleGeneral.zst
