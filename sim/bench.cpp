@@ -51,45 +51,54 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
     }
   }
   CacheConfig cc;
-  cc.capacity_bytes = std::max<uint64_t>(
-      1, static_cast<uint64_t>(config.capacity_fraction *
-                               static_cast<double>(summary.working_set_bytes)));
+  cc.capacity_bytes =
+      std::max<uint64_t>(1, static_cast<uint64_t>(config.capacity_fraction *
+                                                  static_cast<double>(summary.working_set_bytes)));
   out << fmt::format("trace {}: {} requests, {} objects, working set {} B; cache {} B ({})\n",
                      config.trace_path, summary.requests, summary.unique_objects,
                      summary.working_set_bytes, cc.capacity_bytes, config.capacity_fraction);
-  out << fmt::format("{:<6} {:<10} {:>12} {:>10} {:>12} {:>10}\n", "policy", "mode", "requests",
-                     "seconds", "Mreq/s", "hit_ratio");
-  for (const std::string& name : config.policies) {
-    PolicyConfig pc;
-    pc.name = name;
-    pc.segments = config.segments;
-    pc.validate();
-    auto run = [&](bool streamed) {
-      return best_of(config.repeat, [&] {
-        Measurement m;
-        with_policy(pc, [&](auto policy) {
-          with_framework(FrameworkConfig{}, cc, std::move(policy), [&](auto& cache) {
-            HitStats stats;
-            if (streamed) {
-              PrefetchReader reader(open_trace(tc));  // as run_cell streams
-              m.requests = replay_stream(cache, reader, stats, 0);
-            } else {
-              m.requests = replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
-            }
-            m.hit_ratio = static_cast<double>(stats.counters().hits) /
-                          static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
+  out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10} {:>12} {:>10}\n", "frame", "policy", "mode",
+                     "requests", "seconds", "Mreq/s", "hit_ratio");
+  for (const std::string& framework : config.frameworks) {
+    FrameworkConfig fc;
+    fc.name = framework;
+    fc.insertion_points = config.insertion_points;
+    fc.block_size_bytes = std::max<uint64_t>(
+        1, static_cast<uint64_t>(config.block_fraction * static_cast<double>(cc.capacity_bytes)));
+    fc.validate();
+    for (const std::string& name : config.policies) {
+      PolicyConfig pc;
+      pc.name = name;
+      pc.segments = config.segments;
+      pc.validate();
+      auto run = [&](bool streamed) {
+        return best_of(config.repeat, [&] {
+          Measurement m;
+          with_policy(pc, [&](auto policy) {
+            with_framework(fc, cc, std::move(policy), [&](auto& cache) {
+              HitStats stats;
+              if (streamed) {
+                PrefetchReader reader(open_trace(tc));  // as run_cell streams
+                m.requests = replay_stream(cache, reader, stats, 0);
+              } else {
+                m.requests = replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
+              }
+              m.hit_ratio =
+                  static_cast<double>(stats.counters().hits) /
+                  static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
+            });
           });
+          return m;
         });
-        return m;
-      });
-    };
-    for (bool streamed : {false, true}) {
-      if (streamed && !config.streamed) continue;
-      const Measurement m = run(streamed);
-      out << fmt::format("{:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f}\n", name,
-                         streamed ? "streamed" : "in-memory", m.requests, m.seconds,
-                         m.requests / m.seconds / 1e6, m.hit_ratio);
-      out.flush();
+      };
+      for (bool streamed : {false, true}) {
+        if (streamed && !config.streamed) continue;
+        const Measurement m = run(streamed);
+        out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f}\n", framework,
+                           name, streamed ? "streamed" : "in-memory", m.requests, m.seconds,
+                           m.requests / m.seconds / 1e6, m.hit_ratio);
+        out.flush();
+      }
     }
   }
   return 0;

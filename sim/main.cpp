@@ -45,6 +45,16 @@ int main(int argc, char** argv) {
   bench->add_option("--policies", bc.policies, "Policies to measure")
       ->delimiter(',')
       ->capture_default_str();
+  bench->add_option("--frameworks", bc.frameworks, "Frameworks to measure")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--insertion-points", bc.insertion_points, "ripq: K")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  bench->add_option("--block-fraction", bc.block_fraction,
+                    "ripq, sipq: block size as a fraction of the capacity")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 1.0));
   bench->add_option("--segments", bc.segments, "L for slru and gdsf")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
