@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "devices/null_device.h"
+#include "devices/simflash/simflash_device.h"
 
 namespace flashpq {
 
@@ -17,6 +18,9 @@ struct DeviceEntry {
 const DeviceEntry kDevices[] = {
     {"null", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
        return std::make_unique<NullDevice>(c);
+     }},
+    {"simflash", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
+       return std::make_unique<SimFlashDevice>(c);
      }},
 };
 
@@ -34,7 +38,10 @@ const std::vector<std::string>& device_names() {
 void DeviceConfig::validate() const {
   const auto& names = device_names();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw std::invalid_argument("device.name: unknown device '" + name + "' (allowed: null)");
+    std::string allowed;
+    for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("device.name: unknown device '" + name + "' (allowed: " +
+                                allowed + ")");
   }
   if (logical_block_bytes == 0 || (logical_block_bytes & (logical_block_bytes - 1)) != 0) {
     throw std::invalid_argument("device.logical_block_bytes: expected a power of two, found " +

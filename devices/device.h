@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "devices/simflash/simflash_config.h"
+
 namespace flashpq {
 
 /// Counters every device keeps, in bytes and operations.
@@ -33,6 +35,9 @@ struct DeviceConfig {
   /// Logical block size in bytes: every offset and length must be a multiple. Default 1
   /// (byte-addressed, for the null device). REQUIRES: a power of two.
   uint32_t logical_block_bytes = 1;
+  /// The simflash device's geometry, capacity, GC and timings (read by "simflash" only; it
+  /// sets the capacity and the logical block size itself, from these).
+  SimFlashConfig simflash;
 
   /// Throws std::invalid_argument quoting the bad value (unknown name, block size not a power
   /// of two).

@@ -8,21 +8,57 @@
 //                                  the object the framework would evict next (its victim()).
 // A is a template parameter of the cache: no virtual call per request. `kEnabled` false lets
 // the cache skip the calls entirely.
+//
+// Registered admission policies (with_admission() below):
+//   "none"     NoAdmission: admits everything.
+//   "tinylfu"  TinyLfuAdmission (policies/tinylfu.h): admit iff the candidate's estimated
+//              frequency exceeds the victim's (Einziger, Friedman, Manes, "TinyLFU: A Highly
+//              Efficient Cache Admission Policy", ACM ToS 2017; defaults from Caffeine's
+//              FrequencySketch and its simulator's reference.conf).
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "policies/tinylfu.h"
 
 namespace flashpq {
 
-/// The `admission:` section of an experiment.
+/// The `admission:` section of an experiment. The tinylfu fields are read by "tinylfu" (and by
+/// policy wtinylfu, whose sketch is the same) and ignored by "none". The sketch's depth (4) and
+/// counter width (4 bits, saturating at 15) are fixed, as in Caffeine.
 struct AdmissionConfig {
-  /// Registered admission name: "none" (admit everything). Default "none".
+  /// Registered admission name: "none" (admit everything) or "tinylfu". Default "none".
   std::string name = "none";
 
-  /// Throws std::invalid_argument quoting the bad value.
+  /// tinylfu: additions between two halvings of the sketch, as a multiple of the expected
+  /// number of cached objects (TinyLFU's sample size W = sample_factor × C). Default 10
+  /// (Caffeine FrequencySketch: sampleSize = 10 × maximum). Range [1, 1000].
+  uint32_t sample_factor = 10;
+  /// tinylfu: sketch words (16 counters each, 4 per row) per expected cached object, before
+  /// rounding up to a power of two; the sketch takes 8 bytes × that many words. Default 1.0
+  /// (Caffeine simulator: tiny-lfu.count-min-4.counters-multiplier = 1.0). Range (0, 64].
+  double counters_multiplier = 1.0;
+  /// tinylfu: put a doorkeeper Bloom filter in front of the sketch (TinyLFU's doorkeeper). Default
+  /// false (Caffeine simulator: tiny-lfu.count-min-4.periodic.doorkeeper.enabled = false).
+  bool doorkeeper = false;
+  /// tinylfu with doorkeeper: the filter is sized for this many insertions per expected cached
+  /// object. Default 3.0 (Caffeine simulator: membership.expected-insertions-multiplier).
+  /// Range (0, 64].
+  double doorkeeper_insertions_multiplier = 3.0;
+  /// tinylfu with doorkeeper: target false-positive probability of the filter at that many
+  /// insertions. Default 0.01 (Caffeine simulator: membership.fpp). Range (0, 0.5].
+  double doorkeeper_fpp = 0.01;
+
+  /// Throws std::invalid_argument quoting the bad value (unknown name, a field out of range).
   void validate() const;
 };
+
+/// The registered admission names, in registration order.
+const std::vector<std::string>& admission_names();
 
 /// Admits every object.
 struct NoAdmission {
@@ -33,5 +69,19 @@ struct NoAdmission {
   bool admit(uint64_t, uint64_t) { return true; }
   size_t memory_bytes() const { return 0; }
 };
+
+/// Calls fn(A{config, expected_objects}) with the admission type registered under config.name
+/// (NoAdmission or TinyLfuAdmission) and returns its result. `expected_objects` is the number of
+/// objects the cache is expected to hold — an object count (e.g. the capacity in unit-size mode,
+/// capacity / mean object size otherwise), never a byte count. REQUIRES: config validated.
+/// Throws std::invalid_argument for an unknown name or a sketch too large to allocate.
+template <class Fn>
+decltype(auto) with_admission(const AdmissionConfig& config, uint64_t expected_objects, Fn&& fn) {
+  if (config.name == "none") return std::forward<Fn>(fn)(NoAdmission(config, expected_objects));
+  if (config.name == "tinylfu") {
+    return std::forward<Fn>(fn)(TinyLfuAdmission(config, expected_objects));
+  }
+  throw std::invalid_argument("admission.name: unknown admission policy '" + config.name + "'");
+}
 
 }  // namespace flashpq

@@ -23,25 +23,36 @@ namespace flashpq {
 /// The registered framework names.
 const std::vector<std::string>& framework_names();
 
-/// Builds the cache for policy `policy` on the framework named by `framework`, placing objects
-/// on `device`, and calls fn(cache) with it (a Cache<P, Queue>&). Throws
-/// std::invalid_argument for an unknown name or a configuration the framework rejects.
-template <Policy P, class Fn>
+/// Builds the cache for policy `policy` with admission `admission` on the framework named by
+/// `framework`, placing objects on `device`, and calls fn(cache) with it (a Cache<P, Queue, A>&).
+/// Throws std::invalid_argument for an unknown name or a configuration the framework rejects.
+template <Policy P, class A, class Fn>
 decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
-                              P policy, Device& device, Fn&& fn) {
+                              P policy, Device& device, A admission, Fn&& fn) {
   if (framework.name == "exact") {
-    Cache<P, ExactQueueFor<P>> c(cache, framework, std::move(policy), device);
+    Cache<P, ExactQueueFor<P>, A> c(cache, framework, std::move(policy), device,
+                                    std::move(admission));
     return std::forward<Fn>(fn)(c);
   }
   if (framework.name == "ripq") {
-    Cache<P, RipqQueue<P::kKind>> c(cache, framework, std::move(policy), device);
+    Cache<P, RipqQueue<P::kKind>, A> c(cache, framework, std::move(policy), device,
+                                       std::move(admission));
     return std::forward<Fn>(fn)(c);
   }
   if (framework.name == "sipq") {
-    Cache<P, SipqQueueFor<P>> c(cache, framework, std::move(policy), device);
+    Cache<P, SipqQueueFor<P>, A> c(cache, framework, std::move(policy), device,
+                                   std::move(admission));
     return std::forward<Fn>(fn)(c);
   }
   throw std::invalid_argument("framework.name: unknown framework '" + framework.name + "'");
+}
+
+/// As above, admitting everything.
+template <Policy P, class Fn>
+decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
+                              P policy, Device& device, Fn&& fn) {
+  return with_framework(framework, cache, std::move(policy), device,
+                        NoAdmission(AdmissionConfig{}, 0), std::forward<Fn>(fn));
 }
 
 /// As above, on a null device of its own: for pure hit-ratio runs (bench, tests).

@@ -64,8 +64,9 @@ struct FrameworkConfig {
   /// ripq: bins κ of the dynamic histogram translating absolute priorities (§4.3). Default
   /// 100. Range [2, 100000].
   uint32_t histogram_bins = 100;
-  /// sipq: logical occupancy θ, the share of the capacity held by the in-memory virtual cache
-  /// (§5). Default 0.5. Range [0, 1].
+  /// sipq: logical occupancy θ (§5): the in-memory virtual cache holds at most
+  /// ⌊θ · (M·B − padding)⌋ bytes, M·B the log's bytes and padding the unused tails of its
+  /// written blocks (engine/sipq/sipq_queue.h). Default 0.5. Range [0, 1].
   double occupancy = 0.5;
 
   /// Throws std::invalid_argument quoting the bad value.

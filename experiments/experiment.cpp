@@ -55,6 +55,17 @@ std::vector<KeySpec> build_schema() {
        {"keep", "update"}},
       {"policy.name", VT::kEnum, "lru", "", "caching policy", names_of(policy_names())},
       {"policy.segments", VT::kInt, "3", "", "L: SLRU segments, GDSF frequency cap", {}, 1, 64},
+      {"admission.name", VT::kEnum, "none", "", "admission policy", {"none", "tinylfu"}},
+      {"admission.sample_factor", VT::kInt, "10", "",
+       "tinylfu: additions between halvings, per expected object (Caffeine: 10)", {}, 1, 1000},
+      {"admission.counters_multiplier", VT::kFloat, "1", "",
+       "tinylfu: sketch words per expected object, in (0, 64] (Caffeine: 1.0)", {}, 1e-9, 64},
+      {"admission.doorkeeper", VT::kBool, "false", "",
+       "tinylfu: Bloom-filter doorkeeper in front of the sketch (Caffeine: off)", {}},
+      {"admission.doorkeeper_insertions_multiplier", VT::kFloat, "3", "",
+       "tinylfu doorkeeper: insertions per expected object, in (0, 64]", {}, 1e-9, 64},
+      {"admission.doorkeeper_fpp", VT::kFloat, "0.01", "",
+       "tinylfu doorkeeper: false-positive probability, in (0, 0.5]", {}, 1e-9, 0.5},
       {"framework.name", VT::kEnum, "exact", "", "priority-queue framework",
        names_of(framework_names())},
       {"framework.placement", VT::kEnum, "none", "",
@@ -108,8 +119,8 @@ std::string allowed_keys_under(const std::string& section) {
     }
   }
   if (section.empty()) {
-    for (const char* k : {"name", "output", "matrix", "trace", "cache", "policy", "framework",
-                          "device"}) {
+    for (const char* k : {"name", "output", "matrix", "trace", "cache", "policy", "admission",
+                          "framework", "device"}) {
       keys.emplace_back(k);
     }
   }
@@ -162,6 +173,13 @@ void check_value(const KeySpec& s, const SourcedValue& v) {
       int64_t x;
       if (!parse_int(t, &x) || x < s.min || x > s.max) {
         fail(v.where, s.key, fmt::format("an integer in [{}, {}]", s.min, s.max), t);
+      }
+      return;
+    }
+    case ValueType::kFloat: {
+      double x;
+      if (!parse_double(t, &x) || x < s.min || x > s.max) {
+        fail(v.where, s.key, fmt::format("a number in [{}, {}]", s.min, s.max), t);
       }
       return;
     }
@@ -404,6 +422,13 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       text("cache.on_size_change") == "update" ? SizeChange::kUpdate : SizeChange::kKeep;
   c.policy.name = text("policy.name");
   c.policy.segments = static_cast<uint32_t>(as_int("policy.segments"));
+  c.admission.name = text("admission.name");
+  c.admission.sample_factor = static_cast<uint32_t>(as_int("admission.sample_factor"));
+  parse_double(text("admission.counters_multiplier"), &c.admission.counters_multiplier);
+  c.admission.doorkeeper = as_bool("admission.doorkeeper");
+  parse_double(text("admission.doorkeeper_insertions_multiplier"),
+               &c.admission.doorkeeper_insertions_multiplier);
+  parse_double(text("admission.doorkeeper_fpp"), &c.admission.doorkeeper_fpp);
   c.framework.name = text("framework.name");
   c.framework.placement = text("framework.placement");
   const uint64_t alignment = parse_size(text("framework.placement_alignment"));
@@ -421,7 +446,12 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
   try {
     c.trace.validate();
     c.policy.validate();
+    c.admission.validate();
     c.framework.validate();
+    if (c.policy.name == "wtinylfu" && c.framework.name != "exact") {
+      throw std::invalid_argument("framework.name: policy wtinylfu is a whole cache and runs on "
+                                  "framework exact only, found '" + c.framework.name + "'");
+    }
     c.device.validate();
   } catch (const std::invalid_argument& e) {
     // Components name the key first ("trace.key_col must be ..."): point at where it was

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "devices/device.h"
+#include "engine/admission.h"
 #include "engine/cache.h"
 #include "engine/framework.h"
 #include "policies/policy.h"
@@ -30,7 +31,7 @@ class ConfigError : public std::runtime_error {
 
 /// The kinds of value the schema knows.
 enum class ValueType {
-  kString, kPath, kEnum, kInt, kBool, kFraction, kUnitInterval, kCapacity, kSize, kChar
+  kString, kPath, kEnum, kInt, kFloat, kBool, kFraction, kUnitInterval, kCapacity, kSize, kChar
 };
 
 /// One configurable key.
@@ -41,7 +42,7 @@ struct KeySpec {
   std::string unit;           // for help: "bytes", "fraction", "" …
   std::string help;
   std::vector<std::string> allowed;  // kEnum: the allowed values
-  double min = 0, max = 0;           // kInt: inclusive range
+  double min = 0, max = 0;           // kInt, kFloat: inclusive range
 };
 
 /// Every key an experiment may set, in the order results columns use.
@@ -77,6 +78,7 @@ struct CellConfig {
   CapacitySpec capacity;
   CacheConfig cache;  // capacity_bytes is filled in once the trace is summarised
   PolicyConfig policy;
+  AdmissionConfig admission;
   FrameworkConfig framework;
   DeviceConfig device;
   /// (dotted key, value text) for every schema key, in schema order.

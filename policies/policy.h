@@ -31,7 +31,8 @@ enum class PriorityKind { kRelative, kAbsolute };
 
 /// The `policy:` section of an experiment.
 struct PolicyConfig {
-  /// Registered policy name: fifo | lru | slru | gdsf. Default "lru".
+  /// Registered policy name: fifo | lru | slru | gdsf | wtinylfu. Default "lru". wtinylfu is a
+  /// complete cache on the exact framework (policies/wtinylfu.h), not a §4.1 policy.
   std::string name = "lru";
   /// L: the number of segments of SLRU-L, the frequency cap of GDSF-L. Range [1, 64].
   /// Default 3. Ignored by fifo and lru (LRU is SLRU-1).

@@ -7,6 +7,7 @@
 #include "engine/framework.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
+#include "policies/wtinylfu.h"
 #include "sim/replay.h"
 #include "traces/prefetch_reader.h"
 
@@ -23,6 +24,19 @@ const char* const kMetricNames[] = {
     "host_bytes_written", "device_writes", "device_reads", "device_read_bytes", "trims",
     "trimmed_bytes", "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes",
     "index_bytes_per_object", "wall_seconds"};
+
+// The framework's counters, or for W-TinyLFU (a cache of its own) those it keeps.
+template <class C>
+FrameworkCounters framework_counters(const C& c) {
+  if constexpr (requires { c.queue().counters(); }) {
+    return c.queue().counters();
+  } else {
+    FrameworkCounters f;
+    f.evicted_objects = c.evictions();
+    f.placed_bytes = c.miss_bytes_inserted();
+    return f;
+  }
+}
 
 // Counters that accumulate; the row reports their growth after the warm-up.
 struct Snapshot {
@@ -64,20 +78,40 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   uint64_t replayed = 0, objects = 0, used = 0, index_bytes = 0;
   Snapshot warm, end;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
-  with_policy(cell.policy, [&](auto policy) {
-    with_framework(cell.framework, cache, std::move(policy), *device, [&](auto& c) {
-      auto snapshot = [&] {
-        return Snapshot{c.queue().counters(), device->counters(), c.miss_bytes_inserted(),
-                        c.admission_rejections()};
-      };
-      PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
-      replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
-      end = snapshot();
-      objects = c.object_count();
-      used = c.used_bytes();
-      index_bytes = c.index_bytes();
+  // Sketches are sized by an object count, never by bytes (TinyLFU, engine/admission.h).
+  const uint64_t mean_object_bytes =
+      summary.unique_objects ? std::max<uint64_t>(1, summary.working_set_bytes /
+                                                         summary.unique_objects)
+                             : 1;
+  const uint64_t expected_objects = std::max<uint64_t>(
+      1, cache.unit_size ? cache.capacity_bytes : cache.capacity_bytes / mean_object_bytes);
+  auto body = [&](auto& c) {
+    auto snapshot = [&] {
+      return Snapshot{framework_counters(c), device->counters(), c.miss_bytes_inserted(),
+                      c.admission_rejections()};
+    };
+    PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
+    replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+    end = snapshot();
+    objects = c.object_count();
+    used = c.used_bytes();
+    index_bytes = c.index_bytes();
+  };
+  if (cell.policy.name == "wtinylfu") {
+    // W-TinyLFU is a whole cache (window + SLRU main + sketch), not a priority rule.
+    if (cell.framework.name != "exact") {
+      throw std::invalid_argument("policy wtinylfu runs on framework exact only, not '" +
+                                  cell.framework.name + "'");
+    }
+    with_wtinylfu_cache(cache, cell.admission, expected_objects, body);
+  } else {
+    with_policy(cell.policy, [&](auto policy) {
+      with_admission(cell.admission, expected_objects, [&](auto admission) {
+        with_framework(cell.framework, cache, std::move(policy), *device, std::move(admission),
+                       body);
+      });
     });
-  });
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (replayed != summary.requests) {
     throw std::runtime_error(fmt::format(

@@ -256,10 +256,10 @@ TEST_CASE("unknown top-level key is an error naming file, line, key and allowed 
           "[experiments]") {
   TempDir dir;
   SECTION("a section") {
-    const std::string path = dir.write("e.yaml", header() + "admission: {name: none}\n");
+    const std::string path = dir.write("e.yaml", header() + "scheduler: {name: none}\n");
     const std::string msg = config_error(path);
     CHECK_THAT(msg, Contains(path + ":4:"));
-    CHECK_THAT(msg, Contains("'admission'"));
+    CHECK_THAT(msg, Contains("'scheduler'"));
     CHECK_THAT(msg, Contains("allowed"));
     CHECK_THAT(msg, Contains("policy"));
     CHECK_THAT(msg, Contains("matrix"));

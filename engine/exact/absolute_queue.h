@@ -7,12 +7,20 @@
 // Tie-break (stated, and tested): among equal priorities the object whose priority was set
 // least recently — by insert or increase — is the minimum. Every insert/increase takes a new
 // value of a 64-bit sequence counter, and the heap orders by (priority, sequence).
+//
+// Placement: with framework.placement "naive" every object is also written to the device at an
+// extent of its own and trimmed when it leaves (engine/exact/naive_placement.h, §4.2 "Naive
+// Design"); `prev` holds the heap position, so the offsets live in the placement's side vector.
+// That path is one predictable branch on a member pointer per insert/remove/evict; with
+// placement "none" the queue does exactly what it did without it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "engine/exact/naive_placement.h"
 #include "engine/object_table.h"
 #include "engine/queue.h"
 
@@ -24,21 +32,42 @@ class ExactAbsoluteQueue {
  public:
   /// REQUIRES: ctx.capacity_bytes >= 1; ctx's references outlive the queue.
   explicit ExactAbsoluteQueue(const QueueContext& ctx)
-      : table_(ctx.table), sink_(ctx.sink), capacity_bytes_(ctx.capacity_bytes) {}
+      : table_(ctx.table),
+        sink_(ctx.sink),
+        capacity_bytes_(ctx.capacity_bytes),
+        placement_(NaivePlacement::make_if_enabled(ctx)) {}
 
-  /// An object fits if it is no larger than the capacity.
-  bool admits(uint32_t size) const { return size <= capacity_bytes_; }
+  /// An object fits if it is no larger than the capacity (and, with naive placement, its
+  /// rounded extent no larger than the placement's span).
+  bool admits(uint32_t size) const {
+    return size <= capacity_bytes_ && (!placement_ || placement_->admits(size));
+  }
 
-  /// Delete-min until an object of `size` bytes fits (evict before insert).
-  /// REQUIRES: admits(size).
+  /// Delete-min until an object of `size` bytes fits (evict before insert); with naive
+  /// placement, further until its extent can be allocated (counted in
+  /// fragmentation_evictions()). REQUIRES: admits(size).
   void make_room(uint32_t size) {
     while (used_bytes_ + size > capacity_bytes_) evict(min());
+    if (placement_) [[unlikely]] {
+      while (!placement_->fits(size)) {
+        evict(min());
+        ++fragmentation_evictions_;
+      }
+    }
   }
 
   /// What make_room(size) would evict first, or kNoHandle if it would evict nothing.
   Handle victim(uint32_t size) const {
-    return used_bytes_ + size > capacity_bytes_ ? min() : kNoHandle;
+    if (used_bytes_ + size > capacity_bytes_) return min();
+    if (placement_ && !placement_->fits(size)) [[unlikely]] return min();
+    return kNoHandle;
   }
+
+  /// The naive placement, or nullptr with placement "none".
+  const NaivePlacement* placement() const { return placement_.get(); }
+  /// Evictions beyond the capacity's because no extent fitted (naive placement; see
+  /// engine/exact/naive_placement.h). 0 means the placement changed nothing.
+  uint64_t fragmentation_evictions() const { return fragmentation_evictions_; }
 
   uint64_t used_bytes() const { return used_bytes_; }
   const FrameworkCounters& counters() const { return counters_; }
@@ -51,6 +80,7 @@ class ExactAbsoluteQueue {
 
   /// insert(x, p). REQUIRES: h not queued; make_room(size of h) was called.
   void insert(Handle h, double p) {
+    if (placement_) [[unlikely]] placement_->place(h, table_[h].size_bytes);
     used_bytes_ += table_[h].size_bytes;
     counters_.placed_bytes += table_[h].size_bytes;
     counters_.placed_objects++;
@@ -74,6 +104,7 @@ class ExactAbsoluteQueue {
 
   /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
+    if (placement_) [[unlikely]] placement_->release(h, table_[h].size_bytes);
     used_bytes_ -= table_[h].size_bytes;
     counters_.superseded_bytes += table_[h].size_bytes;
     unlink(h);
@@ -84,8 +115,11 @@ class ExactAbsoluteQueue {
 
   size_t size() const { return heap_.size(); }
 
-  /// Bytes of DRAM the heap holds (capacity × 24 B).
-  size_t memory_bytes() const { return heap_.capacity() * sizeof(Node); }
+  /// Bytes of DRAM the heap holds (capacity × 24 B), plus the naive placement's allocator and
+  /// offsets.
+  size_t memory_bytes() const {
+    return heap_.capacity() * sizeof(Node) + (placement_ ? placement_->memory_bytes() : 0);
+  }
 
  private:
   struct Node {
@@ -99,6 +133,7 @@ class ExactAbsoluteQueue {
     sink_.before_evict(h);
     const uint32_t size = table_[h].size_bytes;
     unlink(h);
+    if (placement_) [[unlikely]] placement_->release(h, size);
     used_bytes_ -= size;
     counters_.evicted_objects++;
     counters_.evicted_bytes += size;
@@ -159,6 +194,8 @@ class ExactAbsoluteQueue {
   uint64_t seq_ = 0;
   uint64_t used_bytes_ = 0;
   FrameworkCounters counters_;
+  std::unique_ptr<NaivePlacement> placement_;  // null with placement "none"
+  uint64_t fragmentation_evictions_ = 0;
 };
 
 }  // namespace flashpq

@@ -11,13 +11,20 @@
 //     segment l+1 until it fits (the "overflow moves down" of §4.3); segment L takes the rest;
 //   * delete-min removes the tail of the lowest non-empty segment.
 // This is a byte-capacity SLRU with equal segments; with L = 1 it is one list (LRU or FIFO).
+//
+// Placement: with framework.placement "naive" every object is also written to the device at an
+// extent of its own and trimmed when it leaves (engine/exact/naive_placement.h, §4.2 "Naive
+// Design"). That path is one predictable branch on a member pointer per insert/remove/evict;
+// with placement "none" the queue does exactly what it did without it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/exact/naive_placement.h"
 #include "engine/object_table.h"
 #include "engine/queue.h"
 
@@ -34,23 +41,42 @@ class ExactRelativeQueue {
         sink_(ctx.sink),
         grid_(ctx.grid),
         capacity_bytes_(ctx.capacity_bytes),
-        segments_(ctx.grid) {
+        segments_(ctx.grid),
+        placement_(NaivePlacement::make_if_enabled(ctx)) {
     if (grid_ < 1) throw std::invalid_argument("relative queue: grid must be >= 1, got 0");
   }
 
-  /// An object fits if it is no larger than the capacity.
-  bool admits(uint32_t size) const { return size <= capacity_bytes_; }
+  /// An object fits if it is no larger than the capacity (and, with naive placement, its
+  /// rounded extent no larger than the placement's span).
+  bool admits(uint32_t size) const {
+    return size <= capacity_bytes_ && (!placement_ || placement_->admits(size));
+  }
 
-  /// Delete-min until an object of `size` bytes fits (evict before insert).
-  /// REQUIRES: admits(size).
+  /// Delete-min until an object of `size` bytes fits (evict before insert); with naive
+  /// placement, further until its extent can be allocated (counted in
+  /// fragmentation_evictions()). REQUIRES: admits(size).
   void make_room(uint32_t size) {
     while (used_bytes_ + size > capacity_bytes_) evict(min());
+    if (placement_) [[unlikely]] {
+      while (!placement_->fits(size)) {
+        evict(min());
+        ++fragmentation_evictions_;
+      }
+    }
   }
 
   /// What make_room(size) would evict first, or kNoHandle if it would evict nothing.
   Handle victim(uint32_t size) const {
-    return used_bytes_ + size > capacity_bytes_ ? min() : kNoHandle;
+    if (used_bytes_ + size > capacity_bytes_) return min();
+    if (placement_ && !placement_->fits(size)) [[unlikely]] return min();
+    return kNoHandle;
   }
+
+  /// The naive placement, or nullptr with placement "none".
+  const NaivePlacement* placement() const { return placement_.get(); }
+  /// Evictions beyond the capacity's because no extent fitted (naive placement; see
+  /// engine/exact/naive_placement.h). 0 means the placement changed nothing.
+  uint64_t fragmentation_evictions() const { return fragmentation_evictions_; }
 
   uint64_t used_bytes() const { return used_bytes_; }
   const FrameworkCounters& counters() const { return counters_; }
@@ -78,6 +104,7 @@ class ExactRelativeQueue {
   /// insert(x, p) of §4.1. REQUIRES: h not queued; make_room(size of h) was called.
   void insert(Handle h, double p) {
     const uint32_t s = segment_of(p);
+    if (placement_) [[unlikely]] placement_->place(h, table_[h].size_bytes);
     push_front(s, h);
     used_bytes_ += table_[h].size_bytes;
     counters_.placed_bytes += table_[h].size_bytes;
@@ -98,6 +125,7 @@ class ExactRelativeQueue {
   /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
     unlink(h);
+    if (placement_) [[unlikely]] placement_->release(h, table_[h].size_bytes);
     used_bytes_ -= table_[h].size_bytes;
     counters_.superseded_bytes += table_[h].size_bytes;
   }
@@ -111,8 +139,12 @@ class ExactRelativeQueue {
     return kNoHandle;
   }
 
-  /// Bytes of DRAM the queue itself holds (segment heads; links live in the entries).
-  size_t memory_bytes() const { return segments_.capacity() * sizeof(Segment); }
+  /// Bytes of DRAM the queue itself holds (segment heads; links live in the entries), plus the
+  /// naive placement's allocator and offsets.
+  size_t memory_bytes() const {
+    return segments_.capacity() * sizeof(Segment) +
+           (placement_ ? placement_->memory_bytes() : 0);
+  }
 
   /// Bytes currently in segment s (0-based), for tests.
   uint64_t segment_bytes(uint32_t s) const { return segments_[s].bytes; }
@@ -141,6 +173,7 @@ class ExactRelativeQueue {
     sink_.before_evict(h);
     unlink(h);
     const uint32_t size = table_[h].size_bytes;
+    if (placement_) [[unlikely]] placement_->release(h, size);
     used_bytes_ -= size;
     counters_.evicted_objects++;
     counters_.evicted_bytes += size;
@@ -190,6 +223,8 @@ class ExactRelativeQueue {
   std::vector<Segment> segments_;
   uint64_t used_bytes_ = 0;
   FrameworkCounters counters_;
+  std::unique_ptr<NaivePlacement> placement_;  // null with placement "none"
+  uint64_t fragmentation_evictions_ = 0;
 };
 
 }  // namespace flashpq

@@ -103,7 +103,7 @@ class RipqQueue {
   Handle victim(uint32_t) const {
     if (free_slots_.size() > reserved_) return kNoHandle;
     const uint32_t b = tail_sealed_block();
-    if (b == kNone) return kNoHandle;
+    if (b == kNone) return kNoHandle;  // nothing sealed yet
     for (const Content& c : blocks_[b].contents) {
       if (c.handle != kNoHandle && table_[c.handle].next == kNone) return c.handle;
     }
@@ -260,7 +260,14 @@ class RipqQueue {
 
   /// The relative priority (§4.1) of queued object h, as this queue approximates it.
   double relative_priority(Handle h) const {
-    return std::min(nominal(h), block_priority(logical_block(h)));
+    const uint32_t b = logical_block(h);
+    const double nom = nominal(h);
+    if (total_bytes_ == 0) return nom;
+    // The block lies above every section below its own: when the nominal priority is no higher
+    // than that bound, the minimum is the nominal and the walk through the blocks is not needed.
+    const double below = bytes_below_section(blocks_[b].section);
+    if (nom <= below / static_cast<double>(total_bytes_)) return nom;
+    return std::min(nom, block_priority(b, below));
   }
 
  private:
@@ -351,14 +358,19 @@ class RipqQueue {
     return order_.front();
   }
 
-  // Middle of block b's range of relative priorities.
-  double block_priority(uint32_t b) const {
-    if (total_bytes_ == 0) return 1.0;
-    const uint32_t sec = blocks_[b].section;
+  // Logical bytes of the sections below `sec`.
+  double bytes_below_section(uint32_t sec) const {
     double below = 0;
     for (size_t i = order_.size(); i-- > 0 && order_[i] != sec;) {
       below += static_cast<double>(sections_[order_[i]].bytes);
     }
+    return below;
+  }
+
+  // Middle of block b's range of relative priorities; `below` = bytes_below_section(its section).
+  double block_priority(uint32_t b, double below) const {
+    if (total_bytes_ == 0) return 1.0;
+    const uint32_t sec = blocks_[b].section;
     for (uint32_t x = sections_[sec].tail; x != b; x = blocks_[x].prev) {
       below += static_cast<double>(blocks_[x].bytes);
     }
@@ -523,7 +535,7 @@ class RipqQueue {
         const uint64_t align = header_bytes_;
         const uint64_t lo = (offset + c.offset) / align * align;
         const uint64_t hi = (offset + c.offset + size + align - 1) / align * align;
-        device_.read(lo, hi - lo);
+        if (hi > lo) device_.read(lo, hi - lo);  // a zero-size object has nothing to read
         blocks_[b].contents[i].handle = kNoHandle;
         blocks_[b].live--;
         const uint32_t sec = blocks_[v].section;

@@ -1,0 +1,290 @@
+// devices/simflash/simflash_config.cpp — SimFlashConfig validation and the named profiles.
+//
+// Sources of the profile numbers (each restated next to the value it gives):
+//   [MQSim]  CMU-SAFARI/MQSim, ssdconfig.xml (the default device configuration shipped with
+//            the simulator) and src/exec/Device_Parameter_Set.cpp; MQSim's FTL computes
+//            total_logical_pages = total_physical_pages × (1 − Overprovisioning_Ratio)
+//            (Address_Mapping_Unit_Base.cpp), GC starts on a plane when its free block pool is
+//            below GC_Exec_Threshold × blocks_per_plane (GC_and_WL_Unit_Base.cpp,
+//            block_pool_gc_threshold), and RGA draws rga_set_size = log2(blocks_per_plane)
+//            random candidates (GC_and_WL_Unit_Page_Level.cpp). Tavakkol et al., "MQSim: A
+//            Framework for Enabling Realistic Studies of Modern Multi-Queue SSD Devices",
+//            FAST'18.
+//   [FEMU]   MoatLab/FEMU, hw/femu/femu.c device properties (bb_params defaults),
+//            femu-scripts/run-blackbox.sh (ssd_size=12288 MB, "consider a default 25%
+//            overprovisioning ratio") and hw/femu/bbssd/ftl.c (lines = superblocks of one block
+//            per LUN, a priority queue on valid pages for victims, one write pointer shared by
+//            host writes and GC copies, foreground GC while free lines ≤ gc_thres_lines_high =
+//            (1 − gc_thres_pcent_high/100) × lines). Li et al., "The CASE of FEMU: Cheap,
+//            Accurate, Scalable and Extensible Flash Emulator", FAST'18.
+//   [RIPQ]   Tang et al., "RIPQ: Advanced Photo Caching on Flash for Facebook", FAST'15 (the
+//            seed paper): §3 "Model A" 670 GiB flash card, 90 % utilization (§6: "All flash
+//            devices are configured with 90% space utilization, leaving the remaining 10% for
+//            the FTL"), 256 MiB writes needed for peak random-write throughput, peak 590 MiB/s.
+#include "devices/simflash/simflash_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace flashpq {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& key, const std::string& expected,
+                       const std::string& found) {
+  throw std::invalid_argument("device.simflash." + key + ": expected " + expected + ", found " +
+                              found);
+}
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
+
+void check_range(const char* key, uint64_t value, uint64_t lo, uint64_t hi) {
+  if (value < lo || value > hi) {
+    fail(key, "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]",
+         std::to_string(value));
+  }
+}
+
+void check_positive_time(const char* key, double value) {
+  if (!std::isfinite(value) || value <= 0.0) fail(key, "a time > 0 in µs", num(value));
+}
+
+}  // namespace
+
+const char* gc_policy_name(GcPolicy policy) {
+  switch (policy) {
+    case GcPolicy::kGreedy:
+      return "greedy";
+    case GcPolicy::kFifo:
+      return "fifo";
+    case GcPolicy::kCostBenefit:
+      return "cost_benefit";
+    case GcPolicy::kDChoices:
+      return "d_choices";
+  }
+  return "?";
+}
+
+GcPolicy parse_gc_policy(const std::string& name) {
+  for (GcPolicy p :
+       {GcPolicy::kGreedy, GcPolicy::kFifo, GcPolicy::kCostBenefit, GcPolicy::kDChoices}) {
+    if (name == gc_policy_name(p)) return p;
+  }
+  throw std::invalid_argument("device.simflash.gc_policy: unknown policy '" + name +
+                              "' (allowed: greedy, fifo, cost_benefit, d_choices)");
+}
+
+const char* gc_stream_name(GcStream stream) {
+  return stream == GcStream::kSeparate ? "separate" : "shared";
+}
+
+GcStream parse_gc_stream(const std::string& name) {
+  if (name == "separate") return GcStream::kSeparate;
+  if (name == "shared") return GcStream::kShared;
+  throw std::invalid_argument("device.simflash.gc_stream: unknown stream '" + name +
+                              "' (allowed: separate, shared)");
+}
+
+uint64_t SimFlashConfig::exported_pages() const {
+  return static_cast<uint64_t>(
+      std::floor(effective_utilization() * static_cast<double>(physical_pages())));
+}
+
+double SimFlashConfig::peak_write_mib_s() const {
+  const double mib = 1024.0 * 1024.0;
+  const double program =
+      double(erase_blocks_per_superblock()) * page_size_bytes / mib / (tPROG_us * 1e-6);
+  if (channel_bandwidth_mib_s <= 0.0) return program;
+  return std::min(program, channel_bandwidth_mib_s * channels);
+}
+
+void SimFlashConfig::validate() const {
+  check_range("channels", channels, 1, 1024);
+  check_range("dies_per_channel", dies_per_channel, 1, 1024);
+  check_range("planes_per_die", planes_per_die, 1, 64);
+  check_range("blocks_per_plane", blocks_per_plane, 2, uint64_t{1} << 24);
+  check_range("pages_per_block", pages_per_block, 1, 65535);
+  if (page_size_bytes < 512 || page_size_bytes > (1u << 20) ||
+      (page_size_bytes & (page_size_bytes - 1)) != 0) {
+    fail("page_size_bytes", "a power of two in [512, 1048576]", std::to_string(page_size_bytes));
+  }
+  // 64-bit products: the uint32 accessors are only safe once these pass.
+  const uint64_t lanes = uint64_t{channels} * dies_per_channel * planes_per_die;
+  const uint64_t sb_pages = lanes * pages_per_block;
+  const uint64_t phys = sb_pages * blocks_per_plane;  // ≤ 2^42 · 2^24: no overflow
+  if (phys > 0xFFFFFFFEull) {
+    fail("blocks_per_plane", "a geometry of at most 4294967294 physical pages (32-bit page map)",
+         std::to_string(phys) + " pages (" + std::to_string(lanes) + " lanes × " +
+             std::to_string(blocks_per_plane) + " blocks × " + std::to_string(pages_per_block) +
+             " pages)");
+  }
+
+  if (over_provisioning) {
+    const double op = *over_provisioning;
+    if (!std::isfinite(op) || op <= 0.0 || op > 1000.0) {
+      fail("over_provisioning", "a number in (0, 1000] ((physical − exported) ÷ exported)",
+           num(op));
+    }
+  } else if (!std::isfinite(utilization) || utilization <= 0.0 || utilization >= 1.0) {
+    fail("utilization", "a number in (0, 1) (exported ÷ physical pages)", num(utilization));
+  }
+  const uint64_t exported = exported_pages();
+  if (exported < sb_pages) {
+    fail(over_provisioning ? "over_provisioning" : "utilization",
+         "an exported capacity of at least one superblock (" + std::to_string(sb_pages) + " pages)",
+         std::to_string(exported) + " pages (ρ = " + num(effective_utilization()) + " of " +
+             std::to_string(phys) + ")");
+  }
+
+  check_range("gc_d", gc_d, 1, 1024);
+  const uint32_t min_low = gc_stream == GcStream::kSeparate ? 2 : 1;
+  if (gc_low_watermark < min_low) {
+    fail("gc_low_watermark",
+         std::string("at least ") + std::to_string(min_low) + " free superblocks with gc_stream " +
+             gc_stream_name(gc_stream) +
+             " (GC must start while a free superblock is left for its copies)",
+         std::to_string(gc_low_watermark));
+  }
+  if (gc_high_watermark < gc_low_watermark) {
+    fail("gc_high_watermark",
+         "at least gc_low_watermark (" + std::to_string(gc_low_watermark) + ")",
+         std::to_string(gc_high_watermark));
+  }
+  // Progress: with high − 1 free superblocks and every frontier open (and empty), the sealed
+  // superblocks must hold an invalid page, i.e. exported < (B − high + 1 − frontiers) × S.
+  const int64_t usable = int64_t{blocks_per_plane} - gc_high_watermark + 1 - frontiers();
+  if (usable <= 0 || exported >= uint64_t(usable) * sb_pages) {
+    fail("gc_high_watermark",
+         "a watermark GC can reach: exported pages (" + std::to_string(exported) +
+             ") < (superblocks " + std::to_string(blocks_per_plane) + " − high + 1 − frontiers " +
+             std::to_string(frontiers()) + ") × " + std::to_string(sb_pages) +
+             " pages per superblock",
+         std::to_string(gc_high_watermark));
+  }
+
+  check_positive_time("tR_us", tR_us);
+  check_positive_time("tPROG_us", tPROG_us);
+  check_positive_time("tBERS_us", tBERS_us);
+  if (!std::isfinite(channel_bandwidth_mib_s) || channel_bandwidth_mib_s < 0.0) {
+    fail("channel_bandwidth_mib_s", "a rate ≥ 0 in MiB/s (0 = transfers take no time)",
+         num(channel_bandwidth_mib_s));
+  }
+}
+
+std::vector<std::string> simflash_profile_names() {
+  return {"tiny", "mqsim", "femu", "model_a"};
+}
+
+SimFlashConfig simflash_profile(const std::string& name) {
+  SimFlashConfig c;  // the defaults are "tiny"
+  if (name == "tiny") {
+    // 2 channels × 2 dies × 1 plane × 64 blocks × 16 pages × 4 KiB: 16 MiB physical, 64
+    // superblocks of 256 KiB, 12 MiB exported at ρ = 0.75. Small enough for unit tests and
+    // sanitizers; timings from [MQSim] (the struct defaults).
+    return c;
+  }
+  if (name == "mqsim") {
+    // [MQSim] ssdconfig.xml: Flash_Channel_Count 8, Chip_No_Per_Channel 4, Die_No_Per_Chip 2
+    // (→ 8 dies per channel), Plane_No_Per_Die 2, Block_No_Per_Plane 2048, Page_No_Per_Block
+    // 256, Page_Capacity 8192. 512 GiB physical, 2048 superblocks of 256 MiB.
+    c.channels = 8;
+    c.dies_per_channel = 4 * 2;
+    c.planes_per_die = 2;
+    c.blocks_per_plane = 2048;
+    c.pages_per_block = 256;
+    c.page_size_bytes = 8192;
+    // [MQSim] Overprovisioning_Ratio 0.07 of the physical capacity: ρ = 1 − 0.07.
+    c.utilization = 0.93;
+    // [MQSim] GC_Block_Selection_Policy RGA with rga_set_size = log2(2048) = 11.
+    c.gc_policy = GcPolicy::kDChoices;
+    c.gc_d = 11;
+    // [MQSim] GC writes go to a GC write frontier of their own (Block_Pool_Slot per stream).
+    c.gc_stream = GcStream::kSeparate;
+    // [MQSim] GC_Exec_Threshold 0.05: GC when fewer than 0.05 × 2048 = 102 blocks of a plane
+    // are free, one victim per trigger. (MQSim collects one plane's block at a time; simflash
+    // collects superblocks.)
+    c.gc_low_watermark = 102;
+    c.gc_high_watermark = 102;
+    c.seed = 321;  // [MQSim] ssdconfig.xml Seed
+    // [MQSim] Page_Read_Latency 75000 ns, Page_Program_Latency 750000 ns,
+    // Block_Erase_Latency 3800000 ns; Channel_Transfer_Rate 333 MT/s × Flash_Channel_Width 1 B.
+    c.tR_us = 75.0;
+    c.tPROG_us = 750.0;
+    c.tBERS_us = 3800.0;
+    c.channel_bandwidth_mib_s = 333e6 / (1024.0 * 1024.0);
+    return c;
+  }
+  if (name == "femu") {
+    // [FEMU] femu.c: nchs 8, luns_per_ch 8, pls_per_lun 1, blks_per_pl 256, pgs_per_blk 256,
+    // secs_per_pg 8 × secsz 512 = 4 KiB pages. 16 GiB physical, 256 lines (superblocks) of
+    // 64 MiB.
+    c.channels = 8;
+    c.dies_per_channel = 8;
+    c.planes_per_die = 1;
+    c.blocks_per_plane = 256;
+    c.pages_per_block = 256;
+    c.page_size_bytes = 4096;
+    // [FEMU] run-blackbox.sh: ssd_size=12288 MB exported of 16384 MiB: ρ = 0.75.
+    c.utilization = 0.75;
+    // [FEMU] ftl.c: victim = the line with fewest valid pages (victim_line_pq on vpc); GC
+    // copies go through the host's write pointer.
+    c.gc_policy = GcPolicy::kGreedy;
+    c.gc_stream = GcStream::kShared;
+    // [FEMU] gc_thres_pcent_high 95: foreground GC while free lines ≤ (int)(0.05 × 256) = 12,
+    // i.e. until 13 are free. (FEMU's background GC at ≤ 25 % free lines, which only takes
+    // victims with ≥ 1/8 invalid pages, is not modelled.)
+    c.gc_low_watermark = 13;
+    c.gc_high_watermark = 13;
+    // [FEMU] femu.c: pg_rd_lat 40000 ns, pg_wr_lat 200000 ns, blk_er_lat 2000000 ns,
+    // ch_xfer_lat 0 (no channel transfer time).
+    c.tR_us = 40.0;
+    c.tPROG_us = 200.0;
+    c.tBERS_us = 2000.0;
+    c.channel_bandwidth_mib_s = 0.0;
+    return c;
+  }
+  if (name == "model_a") {
+    // An approximation of [RIPQ] Model A, derived (the paper withholds the vendor and model):
+    //  * superblock 256 MiB (§3: the minimum write size for peak throughput at 90 %
+    //    utilization is 256–512 MiB, the aggregated erase block across all parallel chips).
+    //    Assumed NAND: MLC with 16 KiB pages and 256 pages per block (4 MiB erase blocks), so
+    //    a superblock spans 256 MiB ÷ 4 MiB = 64 (channel, die, plane) lanes: 8 channels × 4
+    //    dies × 2 planes.
+    //  * capacity: 670 GiB exported at ρ = 0.9 → 670 ÷ 0.9 = 744.4 GiB physical = 2977.8
+    //    superblocks → 2978 blocks per plane (744.5 GiB); exported = floor(0.9 × 2978 ×
+    //    16384) pages = 670.05 GiB.
+    //  * peak write 590 MiB/s (§3): the 64 lanes program 64 × 16 KiB = 1 MiB per tPROG, so
+    //    tPROG = 1 MiB ÷ 590 MiB/s = 1695 µs (peak_write_mib_s() = 589.97). The channels
+    //    carry 8 lanes × 16 KiB per tPROG = 75 MiB/s each, far below their 317 MiB/s.
+    //  * tR, tBERS and the channel rate: MLC values of [MQSim] (75 µs, 3.8 ms, 333 MT/s).
+    c.channels = 8;
+    c.dies_per_channel = 4;
+    c.planes_per_die = 2;
+    c.blocks_per_plane = 2978;
+    c.pages_per_block = 256;
+    c.page_size_bytes = 16384;
+    c.utilization = 0.9;
+    c.gc_policy = GcPolicy::kGreedy;
+    c.gc_stream = GcStream::kSeparate;
+    c.gc_low_watermark = 2;
+    c.gc_high_watermark = 2;
+    c.tR_us = 75.0;
+    c.tPROG_us = 1695.0;
+    c.tBERS_us = 3800.0;
+    c.channel_bandwidth_mib_s = 333e6 / (1024.0 * 1024.0);
+    return c;
+  }
+  std::string allowed;
+  for (const auto& n : simflash_profile_names()) allowed += (allowed.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("device.simflash.profile: unknown profile '" + name +
+                              "' (allowed: " + allowed + ")");
+}
+
+}  // namespace flashpq

@@ -1,0 +1,163 @@
+// devices/simflash/simflash_config.h — the `device.simflash` section: flash geometry, exported
+// capacity, garbage-collection policy and NAND timings, and the named device profiles.
+//
+// Geometry (DESIGN.md "device"): channels × dies per channel × planes per die × blocks per
+// plane × pages per block, pages of page_size_bytes. A superblock is block k of every
+// (channel, die, plane) — the "aggregated erase block across all parallel chips" of the RIPQ
+// paper §3 — so there are blocks_per_plane superblocks, each of
+// channels × dies_per_channel × planes_per_die erase blocks. The FTL (ftl.h) maps page-sized
+// logical pages, writes superblocks striped across all (channel, die, plane) and garbage-collects
+// whole superblocks.
+//
+// Capacity: utilization ρ = exported logical pages ÷ physical pages (Desnoyers, "Analytic models
+// of SSD write performance", ACM ToS 10(2) 2014, uses the same ρ with α = 1/ρ). Over-provisioning
+// is the spare factor relative to the exported capacity, (physical − exported) ÷ exported, as in
+// Hu, Eleftheriou, Haas, Iliadis, Pletka, "Write amplification analysis in flash-based solid
+// state drives", SYSTOR'09; it is the alternative way to set ρ = 1 / (1 + over_provisioning).
+// (MQSim's Overprovisioning_Ratio is relative to the physical capacity instead: exported =
+// physical × (1 − ratio); the "mqsim" profile converts it.)
+//
+// Profiles: simflash_profile(name) returns a complete, valid config; every field can then be
+// overridden key by key. Every number in a profile cites its source in simflash_config.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flashpq {
+
+/// Victim selection of the garbage collector (the victim is always a whole superblock). greedy,
+/// fifo and cost_benefit take a sealed superblock with no valid page first if there is one
+/// (reclaiming it costs no copy); d_choices takes only what it draws.
+enum class GcPolicy : uint8_t {
+  /// Fewest valid pages (Hu et al. SYSTOR'09; Desnoyers ToS'14 §5 "greedy"). O(1) amortized.
+  kGreedy,
+  /// Oldest sealed superblock first (Desnoyers' LRW / FIFO).
+  kFifo,
+  /// Highest (1 − u)·age / 2u, u = valid fraction, age = host page writes since the superblock
+  /// was sealed (Rosenblum & Ousterhout, LFS, ACM TOCS 1992; Kawaguchi et al., USENIX'95).
+  /// O(superblocks) per victim.
+  kCostBenefit,
+  /// d superblocks drawn uniformly at random (with replacement), fewest valid pages among them
+  /// (Van Houdt, "A mean field model for a class of garbage collection algorithms in flash-based
+  /// solid state drives", SIGMETRICS'13). d = 1 is the random policy; MQSim's RGA is the same
+  /// with d distinct candidates. Takes only what it draws: a superblock emptied by TRIM waits
+  /// until drawn.
+  kDChoices,
+};
+
+/// Where garbage-collection copies are written.
+enum class GcStream : uint8_t {
+  /// Their own write frontier (a second open superblock), as MQSim does.
+  kSeparate,
+  /// The host's write frontier, as FEMU and the analytic models (Desnoyers) do.
+  kShared,
+};
+
+/// "greedy", "fifo", "cost_benefit", "d_choices".
+const char* gc_policy_name(GcPolicy policy);
+/// Inverse of gc_policy_name. Throws std::invalid_argument naming the allowed values.
+GcPolicy parse_gc_policy(const std::string& name);
+/// "separate", "shared".
+const char* gc_stream_name(GcStream stream);
+/// Inverse of gc_stream_name. Throws std::invalid_argument naming the allowed values.
+GcStream parse_gc_stream(const std::string& name);
+
+/// The `device.simflash` section. Default-constructed, it is the "tiny" profile.
+struct SimFlashConfig {
+  // --- Geometry -------------------------------------------------------------------------
+  /// Flash channels. Default 2. Range [1, 1024].
+  uint32_t channels = 2;
+  /// Dies (LUNs) on each channel. MQSim's chips × dies per chip. Default 2. Range [1, 1024].
+  uint32_t dies_per_channel = 2;
+  /// Planes in each die. Default 1. Range [1, 64].
+  uint32_t planes_per_die = 1;
+  /// Erase blocks in each plane = number of superblocks. Default 64. Range [2, 2^24].
+  uint32_t blocks_per_plane = 64;
+  /// Pages in each erase block. Default 16. Range [1, 65535].
+  uint32_t pages_per_block = 16;
+  /// Page size in bytes; also the device's logical block size (the mapping unit). Default
+  /// 4096. REQUIRES: a power of two in [512, 1 MiB].
+  uint32_t page_size_bytes = 4096;
+
+  // --- Exported capacity ----------------------------------------------------------------
+  /// ρ = exported logical pages ÷ physical pages. Default 0.75. Range (0, 1).
+  double utilization = 0.75;
+  /// If set, replaces utilization: ρ = 1 / (1 + over_provisioning), over_provisioning =
+  /// (physical − exported) ÷ exported. Default unset. Range (0, 1000].
+  std::optional<double> over_provisioning;
+
+  // --- Garbage collection ---------------------------------------------------------------
+  /// Victim selection. Default greedy.
+  GcPolicy gc_policy = GcPolicy::kGreedy;
+  /// d_choices: candidates per victim. Default 2 (Van Houdt's "power of two choices"). Range
+  /// [1, 1024]; ignored by the other policies.
+  uint32_t gc_d = 2;
+  /// Frontier for GC copies. Default separate.
+  GcStream gc_stream = GcStream::kSeparate;
+  /// GC starts when, after the host frontier has taken a free superblock, fewer than this many free
+  /// superblocks remain. Default 2: the least that lets a separate GC frontier always find a
+  /// free superblock to continue into (with a shared frontier, 1 suffices: the superblock the
+  /// host just opened receives the first copies). Every idle free superblock is space taken
+  /// from garbage collection, so the default keeps the reserve at that minimum; raise it to
+  /// model background GC. Range: ≥ 2 (separate) or ≥ 1 (shared).
+  uint32_t gc_low_watermark = 2;
+  /// GC runs until at least this many free superblocks exist. Default 2 (one victim's worth
+  /// per trigger, as MQSim's and FEMU's foreground GC). REQUIRES: ≥ gc_low_watermark, and GC
+  /// must be able to reach it (validate()).
+  uint32_t gc_high_watermark = 2;
+  /// Seed of the FTL's own RNG (d_choices sampling). Default 1.
+  uint64_t seed = 1;
+
+  // --- Timing (read by the timed mode; the functional FTL ignores them) ------------------
+  /// Page read (array to register) latency in µs. Default 75 (MQSim ssdconfig.xml).
+  double tR_us = 75.0;
+  /// Page program latency in µs. Default 750 (MQSim ssdconfig.xml).
+  double tPROG_us = 750.0;
+  /// Block erase latency in µs. Default 3800 (MQSim ssdconfig.xml).
+  double tBERS_us = 3800.0;
+  /// Transfer rate of one channel in MiB/s; 0 = transfers take no time (FEMU's default
+  /// ch_xfer_lat = 0). Default 317.57 = 333 MT/s × 1 byte (MQSim ssdconfig.xml NV-DDR2).
+  double channel_bandwidth_mib_s = 333e6 / (1024.0 * 1024.0);
+
+  // --- Derived values (REQUIRES: validate() passed, for the 64-bit products) ------------
+  /// (channel, die, plane) lanes = erase blocks per superblock.
+  uint32_t erase_blocks_per_superblock() const {
+    return channels * dies_per_channel * planes_per_die;
+  }
+  uint32_t superblocks() const { return blocks_per_plane; }
+  uint32_t pages_per_superblock() const { return erase_blocks_per_superblock() * pages_per_block; }
+  uint64_t superblock_bytes() const { return uint64_t{pages_per_superblock()} * page_size_bytes; }
+  uint64_t physical_pages() const { return uint64_t{pages_per_superblock()} * superblocks(); }
+  uint64_t physical_bytes() const { return physical_pages() * page_size_bytes; }
+  /// ρ after over_provisioning is applied.
+  double effective_utilization() const {
+    return over_provisioning ? 1.0 / (1.0 + *over_provisioning) : utilization;
+  }
+  /// floor(ρ × physical pages).
+  uint64_t exported_pages() const;
+  uint64_t exported_bytes() const { return exported_pages() * page_size_bytes; }
+  /// Open write frontiers: 2 (separate GC stream) or 1 (shared).
+  uint32_t frontiers() const { return gc_stream == GcStream::kSeparate ? 2 : 1; }
+  /// Peak program bandwidth in MiB/s: every plane of every die programs a page per tPROG,
+  /// capped by the channels' transfer rate (0 = uncapped). A bound, not a timing model.
+  double peak_write_mib_s() const;
+
+  /// Throws std::invalid_argument quoting the bad value: a field out of range, a page size
+  /// that is not a power of two, more than 2^32 − 2 physical pages, an exported capacity below
+  /// one superblock, a low watermark GC cannot start from, or a high watermark it cannot reach
+  /// (exported pages must be < (superblocks − high + 1 − frontiers) × pages per superblock:
+  /// with `high` − 1 free superblocks and the frontiers open, the sealed superblocks must still
+  /// hold an invalid page for GC to make progress).
+  void validate() const;
+};
+
+/// Names of the built-in profiles: "tiny", "mqsim", "femu", "model_a".
+std::vector<std::string> simflash_profile_names();
+/// The profile's config (valid). Throws std::invalid_argument for an unknown name, listing the
+/// allowed ones.
+SimFlashConfig simflash_profile(const std::string& name);
+
+}  // namespace flashpq

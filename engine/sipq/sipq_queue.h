@@ -1,0 +1,485 @@
+// engine/sipq/sipq_queue.h — SIPQ, the Single Insertion Priority Queue on flash.
+//
+// Source: Tang et al., "RIPQ: Advanced Photo Caching on Flash for Facebook", FAST'15, §5
+// ("SIPQ uses flash as a cyclic queue and only sequentially writes to the device ... maintains
+// an exact priority queue of the keys of the cached objects in memory ... only includes the keys
+// of a portion of all the cached objects in the in-memory priority queue, referred to as the
+// virtual cache, and will only reinsert evicted objects that are in this cache"), evaluated as
+// SIPQ-0.5 / SIPQ-0.9 in §6 (Figure 8).
+//
+// Physical cache: the device is one cyclic log of M = ⌊C / B⌋ device blocks (slots) of B =
+// block_size_bytes, slot i at offset i·B; M >= 2 or construction fails. Objects are appended to
+// a write buffer of one block in DRAM (counters().dram_buffer_bytes = B); an object never spans
+// blocks, and objects larger than B are not admitted. When the next object does not fit, the
+// buffer is sealed — written whole with device.write(slot·B, B), padding included — and the next
+// slot becomes the buffer. If that slot still holds a sealed block (the log is full), it is the
+// tail, the oldest block, and it is reclaimed first, in log order: an object that is in the
+// virtual cache is to be reinserted (its bytes are read back with an aligned device.read), any
+// other object is evicted (EvictionSink protocol, then removed from the ObjectTable); then the
+// slot is trimmed. The object being inserted goes into the fresh buffer first and the
+// reinsertions after it, in log order, each counting as a reinsertion, a placement and a
+// superseded copy; those that no longer fit seal the buffer in turn (reclaiming the next tail,
+// whose reinsertions queue behind them). Putting the new object first means it always fits in
+// one step, and an object nearly as large as B never leaves a buffer of reinsertions sealed
+// mostly empty. A queued reinsertion the VC has dropped meanwhile is evicted instead. No read is
+// needed to find the tail's objects: SIPQ keeps every key in memory.
+//
+// Usable capacity. The buffer is the M-th block: it is always written to the slot reclaimed when
+// it was opened, so the cache holds M−1 sealed blocks plus the buffer, i.e. up to M·B bytes
+// minus padding. With θ = 0 and blocks that hold exactly one object (e.g. unit-size mode and
+// B = 1, or every object of exactly B bytes), SIPQ is therefore exact FIFO at capacity M
+// objects: the buffer holds the newest object; inserting the next one seals it, and the slot
+// the new buffer needs is the oldest object's, which is evicted. The remainder C − M·B is unused.
+//
+// Virtual cache (VC). An exact in-memory priority queue over the policy's priorities — the
+// exact framework's ExactRelativeQueue (segments) or ExactAbsoluteQueue (heap), over the same
+// ObjectTable entries (prev/next/slot) — holding at most θ times the physical cache's room for
+// objects, θ = occupancy (the paper's "ratio between the total byte size of objects in the
+// virtual cache to the size of the physical cache"):
+//   VC limit = ⌊θ · (M·B − P)⌋,  P = the padding of the sealed blocks (B minus the bytes
+//                                     appended to each, summed; 0 with unit sizes and B = 1)
+// i.e. ⌊θ·M·B⌋ (= θ × capacity when the capacity is a multiple of B) less θ·P. Padding is no
+// room for objects: without the θ·P, VC objects plus padding leave too little of the log to
+// non-VC objects at high θ, and nearly every reclaim reinserts (adaptsize, 10% of its working
+// set, B = 1 MiB, padding about 3% of the log: LRU at θ = 0.9 has implementation WA 3.1
+// without the term, 1.35 with it; at B = 256 KiB the log stalls without it). The exact queue
+// is built for ⌊θ·M·B⌋ (SLRU's segments are a 1/L share of that); when padding lowers the
+// limit, the lowest segment holds the difference less.
+// Membership is a bit of SIPQ's per-object location.
+//   * insert(x, p): x enters the VC with p (the VC's delete-min first drops its minimum objects
+//     while x would not fit the limit; an object larger than it does not enter), then x is
+//     appended to the log, reclaiming blocks as needed (before each reclaim the VC drops down
+//     to the limit, which a seal may have lowered). The VC goes first so that a full VC at
+//     θ = 1 names the object to evict, as the exact queue would.
+//   * increase(x, p): x in the VC: the VC's increase. x outside (dropped earlier): x re-enters
+//     the VC with priority p, as an insertion into the VC (drops first), with no I/O: its flash
+//     copy stays where it is and is reinserted when its block is reclaimed, if x is still in
+//     the VC then.
+//   * Objects dropped from the VC stay cached on flash until the log reclaims their block.
+//   * remove(x): x leaves the VC (if in it) and the log (its copy becomes garbage; the block is
+//     trimmed when reclaimed).
+// priority(x): in the VC, the VC's priority. Outside it, the lowest priority: relative 0 (so
+// SLRU's Table 2 promotion re-enters x at 1/L, LRU at 1); absolute, the VC's drop level — the
+// highest priority its delete-min has removed so far (0 before any), i.e. what GDSF's clock
+// ("Lowest", the priority of the last delete-min victim) would be in the exact queue; GDSF reads
+// it in on_evict, so its clock never decreases.
+// θ = 0: there is no VC; SIPQ is FIFO at block granularity (no reinsertions, implementation WA
+// placed_bytes / miss bytes = 1).
+//
+// Stall guard. At θ near 1 with large objects the VC's objects plus the padding their repacking
+// creates can still exceed the log: reclaiming would reinsert forever. If one insertion
+// reclaims more than M blocks (a full lap), the VC's delete-min drops at least B bytes before
+// each further reclaim; the dropped objects are evicted when their blocks come round (or from
+// the reinsertion queue). stall_drops() counts them; tests show it stays 0 on the traces at
+// θ <= 0.9 (it is reached with objects of about half a block at θ = 0.9 and a 10-block log).
+//
+// make_room() does nothing: whether the log must evict depends on the VC, decided inside
+// insert(), which evicts through the sink. victim(size) looks at the first reclaim only: kNoHandle
+// if the object fits the buffer or the next slot is free, else the tail block's first object
+// outside the VC (kNoHandle if all are in it); it ignores the VC drops the insertion causes.
+//
+// Unit-size mode: sizes are 1, so B counts objects (like the capacity) and device offsets and
+// lengths are in those units.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "devices/device.h"
+#include "engine/exact/absolute_queue.h"
+#include "engine/exact/relative_queue.h"
+#include "engine/object_table.h"
+#include "engine/queue.h"
+#include "policies/policy.h"
+
+namespace flashpq {
+
+/// SIPQ over virtual-cache type VC (ExactRelativeQueue or ExactAbsoluteQueue), under the queue
+/// contract of engine/queue.h (see the file comment). Not thread-safe.
+template <class VC>
+class SipqQueue {
+ public:
+  static constexpr bool kAbsolute = std::is_same_v<VC, ExactAbsoluteQueue>;
+
+  /// Reads framework.block_size_bytes (B) and framework.occupancy (θ). REQUIRES: framework
+  /// validated; ctx's references outlive the queue. Throws std::invalid_argument if the
+  /// capacity holds fewer than 2 blocks (or more than 2^31), if B is not a multiple of the
+  /// device's logical block size, or if a bounded device is smaller than M·B.
+  explicit SipqQueue(const QueueContext& ctx)
+      : table_(ctx.table),
+        device_(ctx.device),
+        sink_(ctx.sink),
+        block_(ctx.framework.block_size_bytes),
+        slots_(checked_slots(ctx)),
+        occupancy_(ctx.framework.occupancy),
+        vc_capacity_(static_cast<uint64_t>(occupancy_ * static_cast<double>(slots_ * block_))),
+        vc_config_(vc_framework(ctx.framework)),
+        vc_(QueueContext{ctx.table, ctx.device, vc_config_, std::max<uint64_t>(1, vc_capacity_),
+                         ctx.grid, EvictionSink{}}),
+        blocks_(slots_) {
+    counters_.dram_buffer_bytes = block_;
+    read_align_ = std::max<uint64_t>(1, device_.logical_block_bytes());
+  }
+
+  SipqQueue(const SipqQueue&) = delete;
+  SipqQueue& operator=(const SipqQueue&) = delete;
+
+  // ---- the queue contract (engine/queue.h) ----
+
+  /// An object is admitted if it fits in one block.
+  bool admits(uint32_t size) const { return size <= block_; }
+
+  /// See the file comment.
+  Handle victim(uint32_t size) const {
+    if (fill_ + size <= block_) return kNoHandle;
+    const uint32_t next = head_ + 1 == slots_ ? 0 : head_ + 1;
+    if (!blocks_[next].sealed) return kNoHandle;
+    for (Handle x = blocks_[next].head; x != kNoHandle; x = loc_[x].next) {
+      if (!(loc_[x].block & kInVc)) return x;
+    }
+    return kNoHandle;
+  }
+
+  /// Nothing: SIPQ evicts inside insert() (see the file comment).
+  void make_room(uint32_t) {}
+
+  /// insert(x, p) of §4.1 on SIPQ: into the VC, then appended to the log (may evict through the
+  /// sink). REQUIRES: h not queued; admits(size of h).
+  void insert(Handle h, double p) {
+    if (h >= loc_.size()) loc_.resize(std::max<size_t>(h + 1, loc_.size() * 2));
+    loc_[h] = Location{};
+    const uint32_t size = table_[h].size_bytes;
+    if (vc_capacity_ > 0) enter_vc(h, p, size);
+    reclaims_ = 0;
+    if (fill_ + size > block_) advance();  // a fresh buffer holds any admitted object
+    append(h, size);
+    used_bytes_ += size;
+    counters_.placed_bytes += size;
+    counters_.placed_objects++;
+    if (!carry_.empty()) [[unlikely]] reinsert_carried();
+  }
+
+  /// increase(x, p) of §4.1 on SIPQ: no I/O. In the VC: the VC's increase (which rejects a
+  /// decrease with std::invalid_argument). Outside: re-enters the VC at p. θ = 0: nothing.
+  /// REQUIRES: h queued.
+  void increase(Handle h, double p) {
+    if (vc_capacity_ == 0) return;
+    if (loc_[h].block & kInVc) {
+      vc_.increase(h, p);
+    } else {
+      enter_vc(h, p, table_[h].size_bytes);
+    }
+  }
+
+  /// The VC's priority of h, or the lowest priority outside it (see the file comment).
+  double priority(Handle h) const {
+    if (loc_[h].block & kInVc) return vc_.priority(h);
+    return outside_priority();
+  }
+
+  /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
+  void remove(Handle h) {
+    const uint32_t size = table_[h].size_bytes;
+    if (loc_[h].block & kInVc) {
+      vc_.remove(h);
+      loc_[h].block &= ~kInVc;
+    }
+    unlink(h, size);
+    used_bytes_ -= size;
+    counters_.superseded_bytes += size;
+  }
+
+  /// Bytes of the cached objects, in the buffer and on flash.
+  uint64_t used_bytes() const { return used_bytes_; }
+  const FrameworkCounters& counters() const { return counters_; }
+
+  /// DRAM of SIPQ's own structures: the per-object locations, the block table, the
+  /// reinsertion queue and the VC (the write buffer is counters().dram_buffer_bytes).
+  size_t memory_bytes() const {
+    return loc_.capacity() * sizeof(Location) + blocks_.capacity() * sizeof(Block) +
+           carry_.capacity() * sizeof(Handle) + vc_.memory_bytes();
+  }
+
+  // ---- introspection, for tests and reports ----
+
+  /// M, the number of device blocks (slots) of the log.
+  uint64_t slots() const { return slots_; }
+  uint64_t block_bytes() const { return block_; }
+  /// ⌊θ·M·B⌋, the VC's capacity in bytes without padding.
+  uint64_t vc_capacity_bytes() const { return vc_capacity_; }
+  /// ⌊θ·(M·B − P)⌋, the VC's current limit in bytes (see the file comment).
+  uint64_t vc_limit_bytes() const {
+    return static_cast<uint64_t>(occupancy_ * static_cast<double>(slots_ * block_ - padding_));
+  }
+  /// P, the padding of the sealed blocks, bytes.
+  uint64_t padding_bytes() const { return padding_; }
+  /// Bytes of the objects in the VC.
+  uint64_t vc_bytes() const { return vc_capacity_ > 0 ? vc_.used_bytes() : 0; }
+  bool in_vc(Handle h) const { return (loc_[h].block & kInVc) != 0; }
+  /// Objects the VC's delete-min has dropped (an object can drop more than once).
+  uint64_t vc_drops() const { return vc_drops_; }
+  /// Objects dropped by the stall guard (see the file comment).
+  uint64_t stall_drops() const { return stall_drops_; }
+  /// Blocks written (sealed) so far; device write bytes = sealed_blocks() · B.
+  uint64_t sealed_blocks() const { return sealed_blocks_; }
+  /// Bytes appended to the current write buffer (objects, live or not).
+  uint64_t buffer_fill_bytes() const { return fill_; }
+  /// The slot of the current write buffer.
+  uint32_t buffer_slot() const { return head_; }
+  /// Where h's copy is: the device offset it was (or will be) written at.
+  uint64_t device_offset(Handle h) const {
+    return uint64_t{loc_[h].block & ~kInVc} * block_ + loc_[h].offset;
+  }
+  /// The VC itself.
+  const VC& virtual_cache() const { return vc_; }
+
+  /// Checks the block lists, byte counts and VC membership; returns "" or what is wrong. O(n),
+  /// for tests.
+  std::string check_invariants() const {
+    uint64_t live = 0, in_vc_bytes = 0, padding = 0;
+    for (uint32_t s = 0; s < slots_; ++s) {
+      const Block& b = blocks_[s];
+      if (s != head_ && !b.sealed && b.head != kNoHandle) return "unsealed slot holds objects";
+      if (!b.sealed && b.padding != 0) return "padding of an unsealed slot";
+      padding += b.padding;
+      uint64_t bytes = 0, end = 0;
+      Handle prev = kNoHandle;
+      for (Handle x = b.head; x != kNoHandle; prev = x, x = loc_[x].next) {
+        const Location& l = loc_[x];
+        if ((l.block & ~kInVc) != s) return "object in the wrong block list";
+        if (l.prev != prev) return "broken back link";
+        if (l.offset < end) return "overlapping or unordered copies";
+        end = uint64_t{l.offset} + table_[x].size_bytes;
+        if (end > block_ || (s == head_ && end > fill_)) return "copy past its block";
+        bytes += table_[x].size_bytes;
+        if (l.block & kInVc) in_vc_bytes += table_[x].size_bytes;
+      }
+      if (b.tail != prev) return "wrong tail";
+      if (bytes != b.live_bytes) return "block live bytes";
+      live += bytes;
+    }
+    if (live != used_bytes_) return "used bytes";
+    if (in_vc_bytes != vc_bytes()) return "VC bytes";
+    if (padding != padding_) return "padding";
+    if (vc_bytes() > vc_capacity_) return "VC over capacity";
+    if (counters_.placed_bytes !=
+        used_bytes_ + counters_.evicted_bytes + counters_.superseded_bytes) {
+      return "byte balance";
+    }
+    return "";
+  }
+
+ private:
+  static constexpr uint32_t kInVc = uint32_t{1} << 31;
+
+  // Per handle: the links of its block's list (log order) and where its copy is.
+  struct Location {
+    Handle prev = kNoHandle;
+    Handle next = kNoHandle;
+    uint32_t block = 0;   // slot | kInVc
+    uint32_t offset = 0;  // within the block, bytes
+  };
+  struct Block {
+    Handle head = kNoHandle;  // oldest copy
+    Handle tail = kNoHandle;  // newest copy
+    uint64_t live_bytes = 0;
+    uint64_t padding = 0;  // B minus the bytes appended, set when sealed
+    bool sealed = false;   // written and not yet reclaimed
+  };
+
+  static uint32_t checked_slots(const QueueContext& ctx) {
+    const uint64_t b = ctx.framework.block_size_bytes;
+    const uint64_t m = b == 0 ? 0 : ctx.capacity_bytes / b;
+    auto fail = [&](const std::string& why) {
+      throw std::invalid_argument("framework sipq: cache capacity " +
+                                  std::to_string(ctx.capacity_bytes) + " B and block size " +
+                                  std::to_string(b) + " B: " + why);
+    };
+    if (m < 2) fail("the log needs at least 2 blocks, found " + std::to_string(m));
+    if (m >= kInVc) fail("more than 2^31 blocks");
+    if (b % ctx.device.logical_block_bytes() != 0) {
+      fail("block size not a multiple of the device's logical block size " +
+           std::to_string(ctx.device.logical_block_bytes()) + " B");
+    }
+    if (ctx.device.capacity_bytes() != 0 && ctx.device.capacity_bytes() / b < m) {
+      fail("the device's " + std::to_string(ctx.device.capacity_bytes()) + " B hold fewer than " +
+           std::to_string(m) + " blocks");
+    }
+    return static_cast<uint32_t>(m);
+  }
+
+  // The VC is an exact queue without placement.
+  static FrameworkConfig vc_framework(const FrameworkConfig& f) {
+    FrameworkConfig c = f;
+    c.name = "exact";
+    c.placement = "none";
+    return c;
+  }
+
+  double outside_priority() const {
+    if constexpr (kAbsolute) return drop_level_;
+    return 0.0;
+  }
+
+  // x enters the VC at p; the VC's delete-min drops what no longer fits. REQUIRES: x not in it.
+  void enter_vc(Handle x, double p, uint32_t size) {
+    const uint64_t limit = vc_limit_bytes();
+    if (size > limit) return;
+    while (vc_.used_bytes() + size > limit) drop_vc_min();
+    vc_.insert(x, p);
+    loc_[x].block |= kInVc;
+  }
+
+  void drop_vc_min() {
+    const Handle m = vc_.min();
+    if constexpr (kAbsolute) drop_level_ = std::max(drop_level_, vc_.priority(m));
+    vc_.remove(m);
+    loc_[m].block &= ~kInVc;
+    ++vc_drops_;
+  }
+
+  // Seals the buffer and opens the next slot, reclaiming it if it holds a sealed block (the
+  // tail): the VC first drops down to its limit, then the tail's VC objects join carry_ and the
+  // others are evicted.
+  void advance() {
+    device_.write(uint64_t{head_} * block_, block_);  // the whole block, padding too
+    blocks_[head_].sealed = true;
+    blocks_[head_].padding = block_ - fill_;
+    padding_ += block_ - fill_;
+    ++sealed_blocks_;
+    head_ = head_ + 1 == slots_ ? 0 : head_ + 1;
+    fill_ = 0;
+    if (!blocks_[head_].sealed) return;
+    padding_ -= blocks_[head_].padding;  // the reclaimed block's padding is gone
+    if (vc_capacity_ > 0) {
+      const uint64_t limit = vc_limit_bytes();
+      while (vc_.used_bytes() > limit) drop_vc_min();
+      if (++reclaims_ > slots_) [[unlikely]] relieve_stall();
+    }
+    reclaim(head_);
+  }
+
+  // Reclaims the tail block `slot`, the new buffer's slot (see the file comment).
+  void reclaim(uint32_t slot) {
+    Block& b = blocks_[slot];
+    Handle x = b.head;
+    b = Block{};
+    while (x != kNoHandle) {
+      const Handle next = loc_[x].next;
+      const uint32_t size = table_[x].size_bytes;
+      if (loc_[x].block & kInVc) {
+        if (size > 0) {  // read the old copy back, in whole logical blocks
+          const uint64_t at = uint64_t{slot} * block_ + loc_[x].offset;
+          const uint64_t lo = at / read_align_ * read_align_;
+          const uint64_t hi = (at + size + read_align_ - 1) / read_align_ * read_align_;
+          device_.read(lo, hi - lo);
+        }
+        carry_.push_back(x);
+      } else {
+        evict(x, size);
+      }
+      x = next;
+    }
+    device_.trim(uint64_t{slot} * block_, block_);
+  }
+
+  // Appends the queued reinsertions (carry_ grows while a full buffer reclaims the next tail).
+  [[gnu::noinline]] void reinsert_carried() {
+    for (size_t i = 0; i < carry_.size(); ++i) {
+      const Handle x = carry_[i];
+      const uint32_t size = table_[x].size_bytes;
+      if (!(loc_[x].block & kInVc)) {  // dropped by the VC since its block was reclaimed
+        evict(x, size);
+        continue;
+      }
+      if (fill_ + size > block_) advance();
+      append(x, size);
+      counters_.placed_bytes += size;
+      counters_.placed_objects++;
+      counters_.reinsertions++;
+      counters_.reinserted_bytes += size;
+      counters_.superseded_bytes += size;  // the copy left in the reclaimed block
+    }
+    carry_.clear();
+  }
+
+  // x leaves the cache by delete-min: the policy sees it first. x is in no block list.
+  void evict(Handle x, uint32_t size) {
+    sink_.before_evict(x);
+    used_bytes_ -= size;
+    counters_.evicted_objects++;
+    counters_.evicted_bytes += size;
+    table_.remove(x);
+  }
+
+  // Every object left is in the VC and they do not fit in the log: drop at least one block's
+  // worth of the VC's minimum objects (they are evicted when their blocks come round).
+  [[gnu::cold]] [[gnu::noinline]] void relieve_stall() {
+    uint64_t dropped = 0;
+    while (dropped < block_ && vc_.min() != kNoHandle) {
+      dropped += std::max<uint32_t>(1, table_[vc_.min()].size_bytes);  // size-0 objects count 1
+      drop_vc_min();
+      ++stall_drops_;
+    }
+  }
+
+  // Appends x's copy to the buffer. REQUIRES: fill_ + size <= B.
+  void append(Handle x, uint32_t size) {
+    Block& b = blocks_[head_];
+    Location& l = loc_[x];
+    l.prev = b.tail;
+    l.next = kNoHandle;
+    l.block = (l.block & kInVc) | head_;
+    l.offset = static_cast<uint32_t>(fill_);
+    if (b.tail != kNoHandle) loc_[b.tail].next = x;
+    else b.head = x;
+    b.tail = x;
+    b.live_bytes += size;
+    fill_ += size;
+  }
+
+  void unlink(Handle x, uint32_t size) {
+    const Location& l = loc_[x];
+    Block& b = blocks_[l.block & ~kInVc];
+    if (l.prev != kNoHandle) loc_[l.prev].next = l.next;
+    else b.head = l.next;
+    if (l.next != kNoHandle) loc_[l.next].prev = l.prev;
+    else b.tail = l.prev;
+    b.live_bytes -= size;
+  }
+
+  ObjectTable& table_;
+  Device& device_;
+  EvictionSink sink_;
+  uint64_t block_;
+  uint32_t slots_;
+  double occupancy_;
+  uint64_t vc_capacity_;
+  FrameworkConfig vc_config_;  // before vc_: the VC's context refers to it
+  VC vc_;
+  std::vector<Block> blocks_;
+  std::vector<Location> loc_;  // by handle
+  uint64_t read_align_ = 1;
+  uint32_t head_ = 0;  // the buffer's slot
+  uint64_t fill_ = 0;  // bytes appended to the buffer
+  uint64_t padding_ = 0;  // P: padding of the sealed blocks
+  uint64_t reclaims_ = 0;  // reclaims during the current insertion
+  std::vector<Handle> carry_;  // reinsertions waiting for buffer room, in log order
+  uint64_t used_bytes_ = 0;
+  double drop_level_ = 0.0;
+  uint64_t vc_drops_ = 0;
+  uint64_t stall_drops_ = 0;
+  uint64_t sealed_blocks_ = 0;
+  FrameworkCounters counters_;
+};
+
+/// The SIPQ queue for policy P: its VC is the exact queue of P's kind.
+template <class P>
+using SipqQueueFor = SipqQueue<std::conditional_t<P::kKind == PriorityKind::kRelative,
+                                                  ExactRelativeQueue, ExactAbsoluteQueue>>;
+
+}  // namespace flashpq
