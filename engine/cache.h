@@ -109,6 +109,9 @@ class Cache {
     return false;
   }
 
+  /// Sizes the index for `objects` cached objects, so that a run allocates nothing after it.
+  void reserve(size_t objects) { table_.reserve(objects); }
+
   /// True if `key` is cached.
   bool contains(uint64_t key) const { return table_.find(key) != kNoHandle; }
 

@@ -35,6 +35,11 @@ class KeySet {
     }
   }
 
+  /// Grows the table so that `keys` keys fit without rehashing.
+  void reserve(size_t keys) {
+    while (keys * 2 > slots_.size()) grow();
+  }
+
   /// Number of distinct keys inserted.
   size_t size() const { return size_; }
 

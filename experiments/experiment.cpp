@@ -87,7 +87,9 @@ std::vector<KeySpec> build_schema() {
        "ripq: bins of the absolute-priority histogram (kappa)", {}, 2, 100000},
       {"framework.occupancy", VT::kUnitInterval, "0.5", "fraction",
        "sipq: logical occupancy theta, share of capacity in the virtual cache, in [0, 1]", {}},
-      {"device.name", VT::kEnum, "null", "", "device", names_of(device_names())},
+      // simflash is registered but not selectable here until its geometry, GC and profile
+      // keys are part of this schema: a fixed default geometry would be a silent guess.
+      {"device.name", VT::kEnum, "null", "", "device", {"null"}},
   };
 }
 

@@ -18,27 +18,33 @@ class SlruPolicy {
  public:
   static constexpr PriorityKind kKind = PriorityKind::kRelative;
   /// REQUIRES: config validated (segments in [1, 64]).
-  explicit SlruPolicy(const PolicyConfig& config) : segments_(config.segments) {}
+  explicit SlruPolicy(const PolicyConfig& config)
+      : segments_(config.segments), inv_segments_(1.0 / config.segments) {}
   uint32_t grid() const { return segments_; }
 
   template <class Q>
   void on_insert(Q& q, ObjectTable&, Handle h) {
-    q.insert(h, 1.0 / segments_);
+    q.insert(h, inv_segments_);
   }
   template <class Q>
   void on_hit(Q& q, ObjectTable&, Handle h) {
+    if (segments_ == 1) {  // LRU: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1]
+      q.increase(h, 1.0);
+      return;
+    }
     // ⌈p·L⌉ with a 1e-9 guard, since p = k/L is not exact in binary floating point. Written
     // with a truncating cast (x >= 0) because std::ceil is a libm call on baseline x86-64.
     const double x = q.priority(h) * segments_ - 1e-9;
     const double t = static_cast<double>(static_cast<int64_t>(x));
     const double steps = t < x ? t + 1 : t;
-    q.increase(h, std::min(1.0, (1.0 + steps) / segments_));
+    q.increase(h, std::min(1.0, (1.0 + steps) * inv_segments_));
   }
   template <class Q>
   void on_evict(Q&, ObjectTable&, Handle) {}
 
  private:
   uint32_t segments_;
+  double inv_segments_;  // 1/L, so that no hit divides
 };
 
 /// LRU is SLRU-1 (§4.3); `segments` is ignored.

@@ -77,6 +77,11 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
           with_policy(pc, [&](auto policy) {
             with_framework(fc, cc, std::move(policy), [&](auto& cache) {
               HitStats stats;
+            stats.reserve(summary.unique_objects);
+            if constexpr (requires { cache.reserve(size_t{}); }) {
+              cache.reserve(cc.capacity_bytes * summary.unique_objects /
+                            std::max<uint64_t>(1, summary.working_set_bytes));
+            }
               if (streamed) {
                 PrefetchReader reader(open_trace(tc));  // as run_cell streams
                 m.requests = replay_stream(cache, reader, stats, 0);

@@ -85,7 +85,9 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
                              : 1;
   const uint64_t expected_objects = std::max<uint64_t>(
       1, cache.unit_size ? cache.capacity_bytes : cache.capacity_bytes / mean_object_bytes);
+  stats.reserve(summary.unique_objects);
   auto body = [&](auto& c) {
+    if constexpr (requires { c.reserve(size_t{}); }) c.reserve(expected_objects);
     auto snapshot = [&] {
       return Snapshot{framework_counters(c), device->counters(), c.miss_bytes_inserted(),
                       c.admission_rejections()};

@@ -48,6 +48,9 @@ class HitStats {
 
   const HitCounters& counters() const { return c_; }
 
+  /// Sizes the seen-key set for `keys` distinct keys (the trace's, from its summary).
+  void reserve(size_t keys) { seen_.reserve(keys); }
+
  private:
   // Misses, sets and deletes: the seen-key set is probed here only.
   [[gnu::noinline]] void record_other(const Request& r, bool counted) {

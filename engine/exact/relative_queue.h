@@ -40,6 +40,7 @@ class ExactRelativeQueue {
       : table_(ctx.table),
         sink_(ctx.sink),
         grid_(ctx.grid),
+        inv_grid_(1.0 / ctx.grid),
         capacity_bytes_(ctx.capacity_bytes),
         segments_(ctx.grid),
         placement_(NaivePlacement::make_if_enabled(ctx)) {
@@ -98,7 +99,7 @@ class ExactRelativeQueue {
 
   /// The relative priority of cached object h: the upper end k/L of its segment's range.
   double priority(Handle h) const {
-    return static_cast<double>(grid_ - table_[h].slot) / grid_;
+    return static_cast<double>(grid_ - table_[h].slot) * inv_grid_;  // no division per hit
   }
 
   /// insert(x, p) of §4.1. REQUIRES: h not queued; make_room(size of h) was called.
@@ -117,6 +118,7 @@ class ExactRelativeQueue {
   void increase(Handle h, double p) {
     const uint32_t s = segment_of(p);
     if (s > table_[h].slot) [[unlikely]] decrease_rejected();
+    if (segments_[s].head == h) return;  // already at the head of that segment
     unlink(h);
     push_front(s, h);
     rebalance_from(s);
@@ -219,6 +221,7 @@ class ExactRelativeQueue {
   ObjectTable& table_;
   EvictionSink sink_;
   uint32_t grid_;
+  double inv_grid_;
   uint64_t capacity_bytes_;
   std::vector<Segment> segments_;
   uint64_t used_bytes_ = 0;
