@@ -13,46 +13,18 @@
 #include <vector>
 
 #include "experiments/experiment.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 namespace fs = std::filesystem;
 using Catch::Contains;
 
 const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    const std::string name = "flashpq_cli_" + std::to_string(::getpid()) + "_" +
-                             std::to_string(rd()) + std::to_string(rd());
-    path_ = fs::temp_directory_path() / name;
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = file(name);
-    fs::create_directories(fs::path(p).parent_path());
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    REQUIRE(f.good());
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -28,9 +28,12 @@
 #include "engine/framework.h"
 #include "policies/registry.h"
 #include "traces/trace_reader.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 Request get(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kGet}; }
 Request set(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kSet}; }
@@ -38,39 +41,9 @@ Request del(uint64_t key) { return Request{0, key, 1, Op::kDelete}; }
 
 enum : uint64_t { A = 1, B, C, D, E, F, G, H };
 
-/// A device that records every operation (unbounded unless a capacity is given).
-class RecordingDevice final : public Device {
- public:
-  struct Io {
-    char op;  // 'w', 'r', 't'
-    uint64_t offset;
-    uint64_t len;
-    bool operator==(const Io&) const = default;
-  };
-  explicit RecordingDevice(uint64_t capacity = 0) : Device(capacity, 1) {}
-  std::vector<Io> log;
 
- private:
-  void do_write(uint64_t o, uint64_t l) override { log.push_back({'w', o, l}); }
-  void do_read(uint64_t o, uint64_t l) override { log.push_back({'r', o, l}); }
-  void do_trim(uint64_t o, uint64_t l) override { log.push_back({'t', o, l}); }
-};
 
-std::ostream& operator<<(std::ostream& s, const RecordingDevice::Io& io) {
-  return s << io.op << "(" << io.offset << ", " << io.len << ")";
-}
 
-RecordingDevice::Io W(uint64_t o, uint64_t l) { return {'w', o, l}; }
-RecordingDevice::Io T(uint64_t o, uint64_t l) { return {'t', o, l}; }
-
-CacheConfig cache_config(uint64_t capacity, bool unit_size = false,
-                         SizeChange mode = SizeChange::kKeep) {
-  CacheConfig c;
-  c.capacity_bytes = capacity;
-  c.unit_size = unit_size;
-  c.on_size_change = mode;
-  return c;
-}
 
 FrameworkConfig naive(uint32_t alignment = 4096) {
   FrameworkConfig f;
@@ -79,12 +52,6 @@ FrameworkConfig naive(uint32_t alignment = 4096) {
   return f;
 }
 
-PolicyConfig policy_config(const std::string& name, uint32_t segments = 3) {
-  PolicyConfig p;
-  p.name = name;
-  p.segments = segments;
-  return p;
-}
 
 /// A policy that also reports each delete-min victim's key, so tests can mirror the contents.
 template <class P>

@@ -22,9 +22,12 @@
 #include "experiments/sweep.h"
 #include "sim/cell_runner.h"
 #include "traces/trace_summary.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 namespace fs = std::filesystem;
 using Catch::Contains;
@@ -36,36 +39,6 @@ constexpr uint64_t kTraceUnique = 36'815;
 constexpr uint64_t kTraceWorkingSet = 278'854'232;
 
 // A fresh directory under the system temp dir, removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    const std::string name = "flashpq_experiments_" + std::to_string(::getpid()) + "_" +
-                             std::to_string(rd()) + std::to_string(rd());
-    path_ = fs::temp_directory_path() / name;
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-  // Writes `text` to NAME in this directory and returns its path.
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = file(name);
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    REQUIRE(f.good());
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
 
 // The first lines every test file starts with: line 1 name, lines 2–3 the trace.
 std::string header(const std::string& name = "t") {

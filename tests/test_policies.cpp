@@ -24,9 +24,12 @@
 #include "policies/registry.h"
 #include "tests/reference_models.h"
 #include "traces/trace_reader.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
@@ -44,25 +47,11 @@ Request del(uint64_t key) {
 // Object names for the hand-computed sequences.
 enum : uint64_t { A = 1, B, C, D, E, F, X, Y, Z };
 
-CacheConfig cache_config(uint64_t capacity, bool unit_size = false,
-                         SizeChange mode = SizeChange::kKeep) {
-  CacheConfig c;
-  c.capacity_bytes = capacity;
-  c.unit_size = unit_size;
-  c.on_size_change = mode;
-  return c;
-}
 
 RefConfig ref_config(const CacheConfig& c) {
   return RefConfig{c.capacity_bytes, c.unit_size, c.on_size_change == SizeChange::kUpdate};
 }
 
-PolicyConfig policy_config(const std::string& name, uint32_t segments = 3) {
-  PolicyConfig p;
-  p.name = name;
-  p.segments = segments;
-  return p;
-}
 
 // What a cache needs besides its own config: a framework config and a device (null here).
 struct ExactRig {

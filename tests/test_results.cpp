@@ -10,33 +10,15 @@
 #include <string>
 
 #include "experiments/results.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
 
+using namespace flashpq::testing;  // tests/test_util.h
+
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    const std::string name = "flashpq_results_" + std::to_string(::getpid()) + "_" +
-                             std::to_string(rd()) + std::to_string(rd());
-    path_ = fs::temp_directory_path() / name;
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

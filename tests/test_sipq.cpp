@@ -31,9 +31,12 @@
 #include "engine/sipq/sipq_queue.h"
 #include "policies/registry.h"
 #include "traces/trace_reader.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 Request get(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kGet}; }
 Request set(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kSet}; }
@@ -41,39 +44,9 @@ Request del(uint64_t key) { return Request{0, key, 1, Op::kDelete}; }
 
 enum : uint64_t { A = 1, B, C, D, E, F, G, H };
 
-class RecordingDevice final : public Device {
- public:
-  struct Io {
-    char op;  // 'w', 'r', 't'
-    uint64_t offset;
-    uint64_t len;
-    bool operator==(const Io&) const = default;
-  };
-  RecordingDevice() : Device(0, 1) {}
-  std::vector<Io> log;
 
- private:
-  void do_write(uint64_t o, uint64_t l) override { log.push_back({'w', o, l}); }
-  void do_read(uint64_t o, uint64_t l) override { log.push_back({'r', o, l}); }
-  void do_trim(uint64_t o, uint64_t l) override { log.push_back({'t', o, l}); }
-};
 
-std::ostream& operator<<(std::ostream& s, const RecordingDevice::Io& io) {
-  return s << io.op << "(" << io.offset << ", " << io.len << ")";
-}
 
-RecordingDevice::Io W(uint64_t o, uint64_t l) { return {'w', o, l}; }
-RecordingDevice::Io R(uint64_t o, uint64_t l) { return {'r', o, l}; }
-RecordingDevice::Io T(uint64_t o, uint64_t l) { return {'t', o, l}; }
-
-CacheConfig cache_config(uint64_t capacity, bool unit_size = false,
-                         SizeChange mode = SizeChange::kKeep) {
-  CacheConfig c;
-  c.capacity_bytes = capacity;
-  c.unit_size = unit_size;
-  c.on_size_change = mode;
-  return c;
-}
 
 FrameworkConfig sipq(uint64_t block_bytes, double occupancy) {
   FrameworkConfig f;
@@ -83,12 +56,6 @@ FrameworkConfig sipq(uint64_t block_bytes, double occupancy) {
   return f;
 }
 
-PolicyConfig policy_config(const std::string& name, uint32_t segments = 3) {
-  PolicyConfig p;
-  p.name = name;
-  p.segments = segments;
-  return p;
-}
 
 template <class CacheT>
 Handle handle(const CacheT& cache, uint64_t key) {

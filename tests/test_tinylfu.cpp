@@ -39,9 +39,12 @@
 #include "policies/tinylfu.h"
 #include "policies/wtinylfu.h"
 #include "traces/trace_reader.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 using Catch::Contains;
 using Region = WTinyLfuCache::Region;
@@ -60,13 +63,6 @@ Request del(uint64_t key) {
   return Request{0, key, 1, Op::kDelete};
 }
 
-CacheConfig cache_config(uint64_t capacity, bool unit_size, SizeChange mode = SizeChange::kKeep) {
-  CacheConfig c;
-  c.capacity_bytes = capacity;
-  c.unit_size = unit_size;
-  c.on_size_change = mode;
-  return c;
-}
 
 AdmissionConfig tinylfu(bool doorkeeper = false) {
   AdmissionConfig a;
@@ -75,12 +71,6 @@ AdmissionConfig tinylfu(bool doorkeeper = false) {
   return a;
 }
 
-PolicyConfig policy_config(const std::string& name, uint32_t segments = 3) {
-  PolicyConfig p;
-  p.name = name;
-  p.segments = segments;
-  return p;
-}
 
 /// Loads (once) the first `limit` requests of an oracleGeneral trace.
 const std::vector<Request>& load_trace(const std::string& path, size_t limit) {

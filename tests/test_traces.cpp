@@ -20,35 +20,17 @@
 #include <vector>
 
 #include "traces/trace_reader.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
 
 namespace fs = std::filesystem;
 using Catch::Contains;
 
 // A fresh directory under the system temp dir, removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    const std::string name = "flashpq_traces_" + std::to_string(::getpid()) + "_" +
-                             std::to_string(rd()) + std::to_string(rd());
-    path_ = fs::temp_directory_path() / name;
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

@@ -1,0 +1,105 @@
+// tests/test_util.h — helpers shared by the test files: a scratch directory, a device that
+// records its I/O, and config builders. Test code only.
+#pragma once
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "engine/cache.h"
+#include "policies/policy.h"
+
+namespace flashpq::testing {
+
+/// A fresh directory under the system temp directory, removed with everything in it on
+/// destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;  // test scaffolding only: names must not collide between runs
+    const std::string name = "flashpq_test_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(rd()) + std::to_string(rd());
+    path_ = std::filesystem::temp_directory_path() / name;
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  /// The path of NAME in this directory.
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+  /// Writes `text` to NAME (creating its parent folders) and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = file(name);
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    REQUIRE(f.good());
+    return p;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// A byte-addressed device that records every operation (unbounded unless a capacity is given).
+class RecordingDevice final : public Device {
+ public:
+  struct Io {
+    char op;  // 'w', 'r', 't'
+    uint64_t offset;
+    uint64_t len;
+    bool operator==(const Io&) const = default;
+  };
+  explicit RecordingDevice(uint64_t capacity = 0) : Device(capacity, 1) {}
+  std::vector<Io> log;
+
+ private:
+  void do_write(uint64_t o, uint64_t l) override { log.push_back({'w', o, l}); }
+  void do_read(uint64_t o, uint64_t l) override { log.push_back({'r', o, l}); }
+  void do_trim(uint64_t o, uint64_t l) override { log.push_back({'t', o, l}); }
+};
+
+inline std::ostream& operator<<(std::ostream& s, const RecordingDevice::Io& io) {
+  return s << io.op << "(" << io.offset << ", " << io.len << ")";
+}
+inline RecordingDevice::Io W(uint64_t o, uint64_t l) {
+  return {'w', o, l};
+}
+inline RecordingDevice::Io R(uint64_t o, uint64_t l) {
+  return {'r', o, l};
+}
+inline RecordingDevice::Io T(uint64_t o, uint64_t l) {
+  return {'t', o, l};
+}
+
+inline CacheConfig cache_config(uint64_t capacity, bool unit_size = false,
+                                SizeChange mode = SizeChange::kKeep) {
+  CacheConfig c;
+  c.capacity_bytes = capacity;
+  c.unit_size = unit_size;
+  c.on_size_change = mode;
+  return c;
+}
+
+inline PolicyConfig policy_config(const std::string& name, uint32_t segments = 3) {
+  PolicyConfig p;
+  p.name = name;
+  p.segments = segments;
+  return p;
+}
+
+}  // namespace flashpq::testing
