@@ -183,26 +183,6 @@ void check_contents(const CacheT& cache, const Keys& keys) {
 // ---------------------------------------------------------------------------------------------
 // Agreement on real traces.
 
-/// Loads (once) the first `limit` requests of an oracleGeneral trace.
-const std::vector<Request>& load_trace(const std::string& path, size_t limit) {
-  static std::map<std::pair<std::string, size_t>, std::vector<Request>> cache;
-  auto [it, fresh] = cache.try_emplace({path, limit});
-  if (fresh) {
-    TraceConfig config;
-    config.path = path;
-    config.format = "oracleGeneral";
-    auto reader = open_trace(config);
-    std::vector<Request> batch(4096);
-    std::vector<Request>& out = it->second;
-    while (out.size() < limit) {
-      const size_t n = reader->read(batch);
-      if (n == 0) break;
-      const size_t take = std::min(n, limit - out.size());
-      out.insert(out.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(take));
-    }
-  }
-  return it->second;
-}
 
 /// Working-set size: the sum over distinct keys of the size at the first appearance (1 each in
 /// unit-size mode), as libCacheSim's cal_working_set_size().

@@ -1,8 +1,7 @@
 // Tests of engine/ripq: RIPQ's structure, its fidelity to the exact policies, and the
 // properties of the RIPQ paper (FAST'15) §4.5 and §6 on real traces.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <random>
@@ -14,22 +13,14 @@
 #include "engine/ripq/histogram.h"
 #include "engine/ripq/ripq_queue.h"
 #include "policies/registry.h"
+#include "tests/test_util.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
 namespace {
 
-std::vector<Request> load(const std::string& path, size_t limit) {
-  TraceConfig tc;
-  tc.path = path;
-  auto reader = open_trace(tc);
-  std::vector<Request> out(limit);
-  size_t n = 0;
-  for (size_t k; n < out.size() && (k = reader->read(std::span(out).subspan(n))) > 0;) n += k;
-  out.resize(n);
-  return out;
-}
+using testing::load_trace;  // tests/test_util.h
 
 uint64_t working_set(const std::vector<Request>& reqs) {
   std::map<uint64_t, uint32_t> first;
@@ -165,7 +156,8 @@ TEST_CASE("RIPQ structure stays consistent after every request (sets, deletes, s
 #ifdef FLASHPQ_SHARED_TRACES
 TEST_CASE("RIPQ-LRU and RIPQ-SLRU-3 with K = 8 and B = C/256 are within 0.5 % of exact",
           "[frameworks][ripq][slow]") {
-  const auto reqs = load(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 5'300'000);
+  const auto& reqs =
+      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 5'300'000);
   REQUIRE(reqs.size() == 5'292'456);
   const uint64_t capacity = working_set(reqs) / 10;  // 27,517 unit objects
   const uint64_t block = capacity / 256;             // 107 objects
@@ -177,13 +169,14 @@ TEST_CASE("RIPQ-LRU and RIPQ-SLRU-3 with K = 8 and B = C/256 are within 0.5 % of
     CHECK(std::abs(e.ratio() - r.ratio()) < 0.005);
     // Sections stay near K: DRAM is one block buffer per section (§4.4, Table 3).
     CHECK(r.counters.dram_buffer_bytes <= 2 * 8 * block);
-    CHECK(r.counters.placed_bytes == r.used + r.counters.evicted_bytes +
-                                         r.counters.superseded_bytes);
+    CHECK(r.counters.placed_bytes ==
+          r.used + r.counters.evicted_bytes + r.counters.superseded_bytes);
   }
 }
 
 TEST_CASE("RIPQ with K = 2 degenerates to FIFO (§6, Figure 9)", "[frameworks][ripq]") {
-  const auto reqs = load(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 1'000'000);
+  const auto& reqs =
+      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 1'000'000);
   const uint64_t capacity = working_set(reqs) / 10;
   const uint64_t block = capacity / 256;
   const Run fifo_exact = replay(reqs, policy("fifo"), FrameworkConfig{}, capacity);
@@ -202,7 +195,8 @@ TEST_CASE("RIPQ with K = 2 degenerates to FIFO (§6, Figure 9)", "[frameworks][r
 }
 
 TEST_CASE("RIPQ's object writes are at most inserts + increases (§4.5)", "[frameworks][ripq]") {
-  const auto reqs = load(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 1'000'000);
+  const auto& reqs =
+      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 1'000'000);
   const uint64_t capacity = working_set(reqs) / 10;
   for (const auto& pc : {policy("lru"), policy("slru", 3), policy("gdsf", 3)}) {
     const Run r = replay(reqs, pc, ripq_config(capacity / 256, 8), capacity);
@@ -232,7 +226,8 @@ class RecordingLru : public LruPolicy {
 
 TEST_CASE("RIPQ-LRU with 4α extra space holds every object exact LRU holds (§4.5)",
           "[frameworks][ripq][slow]") {
-  const auto reqs = load(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 1'000'000);
+  const auto& reqs =
+      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 1'000'000);
   const uint64_t capacity = working_set(reqs) / 10;
   const uint32_t k = 8;
   const uint64_t block = capacity / 256;
@@ -264,10 +259,9 @@ TEST_CASE("RIPQ-LRU with 4α extra space holds every object exact LRU holds (§4
   CHECK(violations == 0);
 }
 
-TEST_CASE("RIPQ on the bundled web trace (byte sizes) stays close to exact",
-          "[frameworks][ripq]") {
-  const auto reqs =
-      load(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", 100'000);
+TEST_CASE("RIPQ on the bundled web trace (byte sizes) stays close to exact", "[frameworks][ripq]") {
+  const auto& reqs =
+      load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", 100'000);
   const uint64_t capacity = 64ull << 20;
   for (const auto& pc : {policy("lru"), policy("slru", 3), policy("gdsf", 3)}) {
     const Run e = replay(reqs, pc, FrameworkConfig{}, capacity);
@@ -286,8 +280,8 @@ TEST_CASE("RIPQ on the bundled web trace (byte sizes) stays close to exact",
 
 TEST_CASE("materialize_threshold trades fidelity for write amplification (§4.4)",
           "[frameworks][ripq]") {
-  const auto reqs =
-      load(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", 100'000);
+  const auto& reqs =
+      load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", 100'000);
   const uint64_t capacity = 32ull << 20;
   double last_wa = 1e9, first_wa = 0;
   for (double threshold : {0.0, 0.3, 0.6, 0.9}) {
@@ -301,7 +295,7 @@ TEST_CASE("materialize_threshold trades fidelity for write amplification (§4.4)
     if (threshold == 0.0) first_wa = wa;
     last_wa = wa;
   }
-  CHECK(first_wa > 1.1);       // materializing everything rewrites a share of the objects
+  CHECK(first_wa > 1.1);  // materializing everything rewrites a share of the objects
   CHECK(last_wa < first_wa);
 }
 

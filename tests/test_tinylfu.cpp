@@ -72,26 +72,6 @@ AdmissionConfig tinylfu(bool doorkeeper = false) {
 }
 
 
-/// Loads (once) the first `limit` requests of an oracleGeneral trace.
-const std::vector<Request>& load_trace(const std::string& path, size_t limit) {
-  static std::map<std::pair<std::string, size_t>, std::vector<Request>> cache;
-  auto [it, fresh] = cache.try_emplace({path, limit});
-  if (fresh) {
-    TraceConfig config;
-    config.path = path;
-    config.format = "oracleGeneral";
-    auto reader = open_trace(config);
-    std::vector<Request> batch(4096);
-    std::vector<Request>& out = it->second;
-    while (out.size() < limit) {
-      const size_t n = reader->read(batch);
-      if (n == 0) break;
-      const size_t take = std::min(n, limit - out.size());
-      out.insert(out.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(take));
-    }
-  }
-  return it->second;
-}
 
 const std::vector<Request>& adaptsize() {
   return load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst",

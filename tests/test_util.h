@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <random>
 #include <string>
@@ -16,6 +18,7 @@
 #include "devices/device.h"
 #include "engine/cache.h"
 #include "policies/policy.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq::testing {
 
@@ -100,6 +103,28 @@ inline PolicyConfig policy_config(const std::string& name, uint32_t segments = 3
   p.name = name;
   p.segments = segments;
   return p;
+}
+
+/// The first `limit` requests of an oracleGeneral trace (plain or zstd), read once per test run
+/// and kept: several tests replay the same prefix.
+inline const std::vector<Request>& load_trace(const std::string& path, size_t limit = SIZE_MAX) {
+  static std::map<std::pair<std::string, size_t>, std::vector<Request>> cache;
+  auto [it, fresh] = cache.try_emplace({path, limit});
+  if (fresh) {
+    TraceConfig config;
+    config.path = path;
+    config.format = "oracleGeneral";
+    auto reader = open_trace(config);
+    std::vector<Request> batch(4096);
+    std::vector<Request>& out = it->second;
+    while (out.size() < limit) {
+      const size_t n = reader->read(batch);
+      if (n == 0) break;
+      const size_t take = std::min(n, limit - out.size());
+      out.insert(out.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(take));
+    }
+  }
+  return it->second;
 }
 
 }  // namespace flashpq::testing
