@@ -493,12 +493,11 @@ class RipqQueue {
     collect_empty(dev);
     collect_empty(old_virtual);
     pending_reclaim_ = true;
-  
+
   }
 
   void seal_and_reclaim() {
-    if (!pending_reclaim_ || reclaiming_) return;
-    reclaiming_ = true;
+    if (!pending_reclaim_) return;  // nothing was sealed since the last insertion
     while (free_slots_.size() < reserved_) {
       const uint32_t b = tail_sealed_block();
       if (b == kNone) break;
@@ -507,7 +506,6 @@ class RipqQueue {
     // Merges run here only, never inside a reclaim: a reclaim may be nested in an append
     // (seal() reclaiming for a slot) whose section must survive it.
     merge_pass();
-    reclaiming_ = false;
     pending_reclaim_ = false;
   }
 
@@ -734,8 +732,7 @@ class RipqQueue {
   std::deque<uint32_t> free_slots_;
   uint64_t total_bytes_ = 0;
   uint64_t increases_ = 0;
-  bool pending_reclaim_ = false;
-  bool reclaiming_ = false;
+  bool pending_reclaim_ = false;  // a block was sealed: reclaim and merge at the insertion's end
   DynamicHistogram histogram_;
   std::vector<double> absolute_;
   FrameworkCounters counters_;
