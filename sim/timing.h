@@ -1,0 +1,97 @@
+// sim/timing.h — the `timing:` section of an experiment and the timing metrics of a row.
+//
+// Source: DESIGN.md "Modes". A cell runs in one of three modes:
+//   * functional (`timing.mode: none`, the default): no clock; counts only, as fast as the CPU
+//     allows;
+//   * simulated (`timing.mode: simulated`, simflash only): a discrete-event clock in integer
+//     nanoseconds (sim/des.h); device operations occupy dies and channels (simflash timing);
+//   * wall (`timing.mode: wall`, real devices): the host's monotonic clock times real I/O.
+// Both timed modes share the arrival processes below, the log-linear histograms of
+// sim/latency_histogram.h and the column names of timing_columns(), so a simulated row and a
+// real row stand side by side.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "sim/latency_histogram.h"
+
+namespace flashpq {
+
+enum class TimingMode : uint8_t { kNone, kSimulated, kWall };
+
+/// How requests arrive (DESIGN.md "Timed mode").
+enum class ArrivalProcess : uint8_t {
+  /// N clients, each issuing its next request when the previous one completes (plus
+  /// think_time_ns); N = the number of requests in flight, fio's iodepth.
+  kClosedLoop,
+  /// At the trace's timestamps, relative to the first request, multiplied by time_scale.
+  kTrace,
+  /// Open loop at a fixed rate: one request every 1/rate_rps seconds.
+  kConstant,
+  /// Open loop, Poisson: exponential inter-arrival times of mean 1/rate_rps (seeded RNG).
+  kPoisson,
+};
+
+/// "none", "simulated", "wall".
+const char* timing_mode_name(TimingMode mode);
+/// Inverse of timing_mode_name. Throws std::invalid_argument listing the allowed values.
+TimingMode parse_timing_mode(const std::string& name);
+/// "closed_loop", "trace", "constant", "poisson".
+const char* arrival_process_name(ArrivalProcess process);
+/// Inverse of arrival_process_name. Throws std::invalid_argument listing the allowed values.
+ArrivalProcess parse_arrival_process(const std::string& name);
+
+/// The `timing:` section.
+struct TimingConfig {
+  /// Default none (functional).
+  TimingMode mode = TimingMode::kNone;
+  /// Default closed_loop.
+  ArrivalProcess arrival = ArrivalProcess::kClosedLoop;
+  /// closed_loop: clients (requests in flight). Default 1. Range [1, 65536].
+  uint32_t clients = 1;
+  /// closed_loop: delay between a completion and that client's next request, ns. Default 0.
+  uint64_t think_time_ns = 0;
+  /// constant and poisson: requests per second. Default 1000. Range (0, 1e12].
+  double rate_rps = 1000.0;
+  /// trace: multiplies the trace's inter-arrival times (0.5 = twice as fast). Default 1.
+  /// Range (0, 1e9].
+  double time_scale = 1.0;
+
+  /// Throws std::invalid_argument quoting the bad value.
+  void validate() const {
+    if (clients < 1 || clients > 65536)
+      throw std::invalid_argument("timing.clients must be in [1, 65536], got " +
+                                  std::to_string(clients));
+    if (!(rate_rps > 0.0 && rate_rps <= 1e12))
+      throw std::invalid_argument("timing.rate must be in (0, 1e12] requests/s, got " +
+                                  std::to_string(rate_rps));
+    if (!(time_scale > 0.0 && time_scale <= 1e9))
+      throw std::invalid_argument("timing.time_scale must be in (0, 1e9], got " +
+                                  std::to_string(time_scale));
+  }
+};
+
+/// What a timed run measured after the warm-up. Request latency is arrival → completion of
+/// the request's last device operation (queueing included). Histograms in ns.
+struct TimingMetrics {
+  LatencyHistogram all;    // every request
+  LatencyHistogram read;   // requests that read (cache gets; device reads)
+  LatencyHistogram write;  // requests that write (cache sets; device writes)
+  /// Requests and payload bytes completed in the measured interval.
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+  /// The measured interval in ns: from the first measured arrival to the last completion.
+  uint64_t interval_ns = 0;
+
+  double seconds() const { return static_cast<double>(interval_ns) * 1e-9; }
+  double throughput_rps() const {
+    return interval_ns ? static_cast<double>(requests) / seconds() : 0.0;
+  }
+  double throughput_mib_s() const {
+    return interval_ns ? static_cast<double>(bytes) / (1024.0 * 1024.0) / seconds() : 0.0;
+  }
+};
+
+}  // namespace flashpq
