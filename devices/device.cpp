@@ -47,6 +47,7 @@ void DeviceConfig::validate() const {
     throw std::invalid_argument("device.logical_block_bytes: expected a power of two, found " +
                                 std::to_string(logical_block_bytes));
   }
+  if (name == "simflash") simflash.validate();
 }
 
 std::unique_ptr<Device> make_device(const DeviceConfig& config) {

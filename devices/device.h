@@ -28,7 +28,8 @@ struct DeviceCounters {
 
 /// The `device:` section of an experiment.
 struct DeviceConfig {
-  /// Registered device name. Only "null" exists so far. Default "null".
+  /// Registered device name: "null" (counts only, unbounded) or "simflash" (the simulated
+  /// FTL and flash of devices/simflash/). Default "null".
   std::string name = "null";
   /// Exported capacity in bytes; 0 (default) means unbounded (the null device only).
   uint64_t capacity_bytes = 0;
@@ -40,7 +41,7 @@ struct DeviceConfig {
   SimFlashConfig simflash;
 
   /// Throws std::invalid_argument quoting the bad value (unknown name, block size not a power
-  /// of two).
+  /// of two, and for simflash anything SimFlashConfig::validate() rejects).
   void validate() const;
 };
 

@@ -4,8 +4,13 @@
 
 namespace flashpq {
 
-const std::vector<std::string>& framework_names() {
+const std::vector<std::string>& queue_framework_names() {
   static const std::vector<std::string> names = {"exact", "ripq", "sipq"};
+  return names;
+}
+
+const std::vector<std::string>& framework_names() {
+  static const std::vector<std::string> names = {"exact", "ripq", "sipq", "direct"};
   return names;
 }
 
@@ -45,6 +50,9 @@ void FrameworkConfig::validate() const {
   }
   if (!(occupancy >= 0 && occupancy <= 1)) {
     bad("occupancy", "a number in [0, 1]", std::to_string(occupancy));
+  }
+  if (offset_unit_bytes < 1 || offset_unit_bytes > (uint64_t{1} << 32)) {
+    bad("offset_unit", "1 B to 4 GiB", std::to_string(offset_unit_bytes) + " bytes");
   }
 }
 

@@ -20,8 +20,11 @@
 
 namespace flashpq {
 
-/// The registered framework names.
+/// Every framework name `framework.name` accepts: the queue frameworks and "direct".
 const std::vector<std::string>& framework_names();
+/// The priority-queue frameworks with_framework() builds: "exact", "ripq", "sipq". ("direct"
+/// has no cache: sim/direct.h replays requests as block I/O.)
+const std::vector<std::string>& queue_framework_names();
 
 /// Builds the cache for policy `policy` with admission `admission` on the framework named by
 /// `framework`, placing objects on `device`, and calls fn(cache) with it (a Cache<P, Queue, A>&).

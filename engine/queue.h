@@ -37,7 +37,8 @@ class Device;
 /// The `framework:` section of an experiment. Each framework reads the fields it documents and
 /// validate() rejects values outside their ranges (never clamps).
 struct FrameworkConfig {
-  /// Registered framework name: "exact", "ripq" or "sipq". Default "exact".
+  /// Registered framework name: "exact", "ripq", "sipq", or "direct" (no cache: every request
+  /// is block I/O sent straight to the device; sim/direct.h). Default "exact".
   std::string name = "exact";
 
   /// exact: where objects go on the device. "none" (default): nowhere, an in-memory baseline;
@@ -68,6 +69,10 @@ struct FrameworkConfig {
   /// ⌊θ · (M·B − padding)⌋ bytes, M·B the log's bytes and padding the unused tails of its
   /// written blocks (engine/sipq/sipq_queue.h). Default 0.5. Range [0, 1].
   double occupancy = 0.5;
+  /// direct: bytes per unit of a request's key: the I/O's byte offset is key × offset_unit
+  /// (1 for byte offsets, as the device_io generator yields; 512 for sector numbers). Default
+  /// 1. Range [1, 2^32].
+  uint64_t offset_unit_bytes = 1;
 
   /// Throws std::invalid_argument quoting the bad value.
   void validate() const;

@@ -22,7 +22,9 @@ std::vector<std::string> names_of(const std::vector<std::string>& v) { return v;
 std::vector<KeySpec> build_schema() {
   using VT = ValueType;
   return {
-      {"trace.path", VT::kPath, "", "path", "trace file (plain or zstd-compressed)", {}},
+      {"trace.path", VT::kPath, "", "path",
+       "trace file (plain or zstd-compressed); required unless format is generator", {}, 0, 0,
+       true},
       {"trace.format", VT::kEnum, "oracleGeneral", "", "trace format",
        names_of(trace_format_names())},
       {"trace.time_col", VT::kInt, "0", "column", "csv: 1-based time column, 0 = none", {}, 0,
@@ -39,6 +41,18 @@ std::vector<KeySpec> build_schema() {
        "csv: keys are decimal integers (false: hash the key text)", {}},
       {"trace.time_unit", VT::kEnum, "s", "", "csv and kvcache_csv: unit of the time column",
        {"s", "ms", "us", "ns"}},
+      {"trace.generator", VT::kEnum, "device_io", "", "generator: the request generator",
+       {"device_io"}},
+      {"trace.pattern", VT::kEnum, "uniform_random", "",
+       "device_io: offsets of the I/Os after the fill", {"sequential", "uniform_random"}},
+      {"trace.op", VT::kEnum, "write", "", "device_io: the I/Os after the fill",
+       {"write", "read"}},
+      {"trace.io_size", VT::kSize, "4KiB", "bytes", "device_io: bytes per I/O, and alignment",
+       {}},
+      {"trace.requests", VT::kInt, "1000000", "requests", "device_io: I/Os after the fill", {},
+       1, 1125899906842624.0},
+      {"trace.fill", VT::kBool, "true", "",
+       "device_io: write the whole exported space sequentially first (always warm-up)", {}},
       {"seed", VT::kInt, "1", "", "seed of every random stream of the cell", {}, 0,
        9007199254740992.0},
       {"warmup", VT::kFraction, "0", "fraction",
@@ -87,9 +101,50 @@ std::vector<KeySpec> build_schema() {
        "ripq: bins of the absolute-priority histogram (kappa)", {}, 2, 100000},
       {"framework.occupancy", VT::kUnitInterval, "0.5", "fraction",
        "sipq: logical occupancy theta, share of capacity in the virtual cache, in [0, 1]", {}},
-      // simflash is registered but not selectable here until its geometry, GC and profile
-      // keys are part of this schema: a fixed default geometry would be a silent guess.
-      {"device.name", VT::kEnum, "null", "", "device", {"null"}},
+      {"framework.offset_unit", VT::kSize, "1", "bytes",
+       "direct: bytes per unit of the trace's key (byte offset = key x unit; 512 for sector "
+       "numbers)",
+       {}},
+      {"device.name", VT::kEnum, "null", "", "device", names_of(device_names())},
+      // simflash: a profile, then any of its fields overridden key by key (unset = the
+      // profile's value, shown resolved in the results row). Fields in
+      // devices/simflash/simflash_config.h.
+      {"device.profile", VT::kEnum, "tiny", "", "simflash: base geometry and timings",
+       names_of(simflash_profile_names())},
+      {"device.channels", VT::kInt, "", "", "simflash: flash channels", {}, 1, 1024, true},
+      {"device.dies_per_channel", VT::kInt, "", "", "simflash: dies on each channel", {}, 1,
+       1024, true},
+      {"device.planes_per_die", VT::kInt, "", "", "simflash: planes in each die", {}, 1, 64,
+       true},
+      {"device.blocks_per_plane", VT::kInt, "", "blocks",
+       "simflash: erase blocks per plane = superblocks", {}, 2, 16777216, true},
+      {"device.pages_per_block", VT::kInt, "", "pages", "simflash: pages per erase block", {}, 1,
+       65535, true},
+      {"device.page_size", VT::kSize, "", "bytes",
+       "simflash: page size = mapping unit = logical block (power of two, 512B..1MiB)", {}, 0, 0,
+       true},
+      {"device.utilization", VT::kFloat, "", "fraction",
+       "simflash: rho = exported / physical pages, in (0, 1)", {}, 1e-9, 0.999999999, true},
+      {"device.over_provisioning", VT::kFloat, "", "fraction",
+       "simflash: (physical - exported) / exported, instead of utilization", {}, 1e-9, 1000,
+       true},
+      {"device.gc_policy", VT::kEnum, "", "", "simflash: GC victim selection",
+       {"greedy", "fifo", "cost_benefit", "d_choices"}, 0, 0, true},
+      {"device.gc_d", VT::kInt, "", "", "simflash, d_choices: candidates per victim", {}, 1, 1024,
+       true},
+      {"device.gc_stream", VT::kEnum, "", "", "simflash: frontier of GC copies",
+       {"separate", "shared"}, 0, 0, true},
+      {"device.gc_low_watermark", VT::kInt, "", "superblocks",
+       "simflash: GC starts below this many free superblocks", {}, 1, 16777216, true},
+      {"device.gc_high_watermark", VT::kInt, "", "superblocks",
+       "simflash: GC runs until this many are free", {}, 1, 16777216, true},
+      {"device.tR_us", VT::kFloat, "", "us", "simflash: page read latency", {}, 0, 1e9, true},
+      {"device.tPROG_us", VT::kFloat, "", "us", "simflash: page program latency", {}, 0, 1e9,
+       true},
+      {"device.tBERS_us", VT::kFloat, "", "us", "simflash: block erase latency", {}, 0, 1e9,
+       true},
+      {"device.channel_bandwidth_mib_s", VT::kFloat, "", "MiB/s",
+       "simflash: transfer rate of one channel (0 = instant)", {}, 0, 1e9, true},
   };
 }
 
@@ -388,18 +443,67 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
   };
   for (const auto& s : experiment_schema()) {
     const auto it = values.find(s.key);
-    if (it == values.end() || (it->second.text.empty() && s.type != ValueType::kString)) {
+    const bool unset = it == values.end() || it->second.text.empty();
+    if (unset && s.optional) {
+      c.parameters.emplace_back(s.key, "");  // resolved below, or not applicable
+      continue;
+    }
+    if (unset && s.type != ValueType::kString) {
       throw ConfigError(fmt::format("{}: key '{}' is required ({})", file, s.key, s.help));
     }
     check_value(s, it->second);
     c.parameters.emplace_back(s.key, it->second.text);
   }
+  // A key written in the file or with --set, not taken from the defaults.
+  auto is_set = [&](const std::string& k) {
+    const auto it = values.find(k);
+    return it != values.end() && !it->second.text.empty() &&
+           !it->second.where.ends_with("(default)");
+  };
+  auto set_parameter = [&](const std::string& k, std::string v) {
+    for (auto& [pk, pv] : c.parameters) {
+      if (pk == k) pv = std::move(v);
+    }
+  };
+  // Keys that only one choice reads are errors elsewhere, never silently ignored.
+  auto only_for = [&](const std::vector<std::string>& keys, bool applies, const char* what) {
+    for (const auto& k : keys) {
+      if (is_set(k) && !applies) fail(get(k).where, k, std::string("no value: it applies to ") + what + " only", text(k));
+    }
+  };
 
-  c.trace.path = resolve_path(text("trace.path"), file);
-  if (!fs::is_regular_file(c.trace.path)) {
-    fail(get("trace.path").where, "trace.path", "an existing trace file", text("trace.path"));
-  }
   c.trace.format = text("trace.format");
+  const bool generator = c.trace.format == "generator";
+  only_for({"trace.generator", "trace.pattern", "trace.op", "trace.io_size", "trace.requests",
+            "trace.fill"},
+           generator, "trace.format generator");
+  // Keys that do not apply show empty in the row (so a row never claims a value that was not
+  // used).
+  if (!generator) {
+    for (const char* k : {"trace.generator", "trace.pattern", "trace.op", "trace.io_size",
+                          "trace.requests", "trace.fill"}) {
+      set_parameter(k, "");
+    }
+  }
+  if (generator) {
+    only_for({"trace.path"}, false, "trace files (not trace.format generator)");
+    c.trace.generator = text("trace.generator");
+    c.trace.device_io.pattern = parse_io_pattern(text("trace.pattern"));
+    c.trace.device_io.write = text("trace.op") == "write";
+    c.trace.device_io.io_size_bytes = parse_size(text("trace.io_size"));
+    c.trace.device_io.requests = static_cast<uint64_t>(as_int("trace.requests"));
+    c.trace.device_io.fill = as_bool("trace.fill");
+  } else {
+    if (text("trace.path").empty()) {
+      throw ConfigError(fmt::format("{}: key 'trace.path' is required (a trace file) unless "
+                                    "trace.format is generator",
+                                    file));
+    }
+    c.trace.path = resolve_path(text("trace.path"), file);
+    if (!fs::is_regular_file(c.trace.path)) {
+      fail(get("trace.path").where, "trace.path", "an existing trace file", text("trace.path"));
+    }
+  }
   c.trace.time_col = static_cast<int>(as_int("trace.time_col"));
   c.trace.key_col = static_cast<int>(as_int("trace.key_col"));
   c.trace.size_col = static_cast<int>(as_int("trace.size_col"));
@@ -442,10 +546,86 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
   parse_double(text("framework.materialize_threshold"), &c.framework.materialize_threshold);
   c.framework.histogram_bins = static_cast<uint32_t>(as_int("framework.histogram_bins"));
   parse_double(text("framework.occupancy"), &c.framework.occupancy);
+  c.framework.offset_unit_bytes = parse_size(text("framework.offset_unit"));
+  only_for({"framework.offset_unit"}, c.framework.name == "direct", "framework direct");
+  if (c.framework.name != "direct") set_parameter("framework.offset_unit", "");
   c.device.name = text("device.name");
 
+  // simflash: the profile, then every key set in the file overrides its field; the row shows
+  // the resolved value of every field.
+  const std::vector<std::string> simflash_keys = {
+      "device.profile", "device.channels", "device.dies_per_channel", "device.planes_per_die",
+      "device.blocks_per_plane", "device.pages_per_block", "device.page_size",
+      "device.utilization", "device.over_provisioning", "device.gc_policy", "device.gc_d",
+      "device.gc_stream", "device.gc_low_watermark", "device.gc_high_watermark",
+      "device.tR_us", "device.tPROG_us", "device.tBERS_us", "device.channel_bandwidth_mib_s"};
+  const bool simflash = c.device.name == "simflash";
+  only_for(simflash_keys, simflash, "device simflash");
+  if (!simflash) {
+    set_parameter("device.profile", "");
+  } else {
+    SimFlashConfig& f = c.device.simflash;
+    f = simflash_profile(text("device.profile"));
+    auto u32 = [&](const char* k, uint32_t* field) {
+      if (is_set(k)) *field = static_cast<uint32_t>(as_int(k));
+      set_parameter(k, std::to_string(*field));
+    };
+    auto real = [&](const char* k, double* field) {
+      if (is_set(k)) parse_double(text(k), field);
+      set_parameter(k, fmt::format("{}", *field));
+    };
+    u32("device.channels", &f.channels);
+    u32("device.dies_per_channel", &f.dies_per_channel);
+    u32("device.planes_per_die", &f.planes_per_die);
+    u32("device.blocks_per_plane", &f.blocks_per_plane);
+    u32("device.pages_per_block", &f.pages_per_block);
+    if (is_set("device.page_size")) {
+      const uint64_t ps = parse_size(text("device.page_size"));
+      f.page_size_bytes = ps > UINT32_MAX ? 0 : static_cast<uint32_t>(ps);  // 0 fails validate
+    }
+    set_parameter("device.page_size", std::to_string(f.page_size_bytes));
+    if (is_set("device.utilization") && is_set("device.over_provisioning")) {
+      fail(get("device.over_provisioning").where, "device.over_provisioning",
+           "either device.utilization or device.over_provisioning, not both",
+           text("device.over_provisioning"));
+    }
+    if (is_set("device.utilization")) f.over_provisioning.reset();  // the user's choice wins
+    if (is_set("device.over_provisioning")) {
+      double op = 0;
+      parse_double(text("device.over_provisioning"), &op);
+      f.over_provisioning = op;
+    }
+    real("device.utilization", &f.utilization);
+    set_parameter("device.utilization", fmt::format("{}", f.effective_utilization()));
+    set_parameter("device.over_provisioning",
+                  f.over_provisioning ? fmt::format("{}", *f.over_provisioning) : "");
+    if (is_set("device.gc_policy")) f.gc_policy = parse_gc_policy(text("device.gc_policy"));
+    set_parameter("device.gc_policy", gc_policy_name(f.gc_policy));
+    u32("device.gc_d", &f.gc_d);
+    if (is_set("device.gc_stream")) f.gc_stream = parse_gc_stream(text("device.gc_stream"));
+    set_parameter("device.gc_stream", gc_stream_name(f.gc_stream));
+    u32("device.gc_low_watermark", &f.gc_low_watermark);
+    u32("device.gc_high_watermark", &f.gc_high_watermark);
+    real("device.tR_us", &f.tR_us);
+    real("device.tPROG_us", &f.tPROG_us);
+    real("device.tBERS_us", &f.tBERS_us);
+    real("device.channel_bandwidth_mib_s", &f.channel_bandwidth_mib_s);
+    f.seed = c.seed;  // the FTL's d_choices stream follows the cell seed
+  }
   // Component validation: cross-key checks each Config owns.
   try {
+    c.device.validate();
+    if (generator) {
+      // The generator addresses the device's whole exported space.
+      c.trace.device_io.span_bytes =
+          simflash ? c.device.simflash.exported_bytes() : c.device.capacity_bytes;
+      c.trace.device_io.seed = c.seed;
+      if (c.framework.name != "direct") {
+        throw std::invalid_argument(
+            "trace.format: generator device_io yields block I/O: it needs framework direct, "
+            "found '" + c.framework.name + "'");
+      }
+    }
     c.trace.validate();
     c.policy.validate();
     c.admission.validate();
@@ -454,7 +634,6 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       throw std::invalid_argument("framework.name: policy wtinylfu is a whole cache and runs on "
                                   "framework exact only, found '" + c.framework.name + "'");
     }
-    c.device.validate();
   } catch (const std::invalid_argument& e) {
     // Components name the key first ("trace.key_col must be ..."): point at where it was
     // written (the default's "file (default)" when it was not).

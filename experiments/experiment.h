@@ -43,6 +43,9 @@ struct KeySpec {
   std::string help;
   std::vector<std::string> allowed;  // kEnum: the allowed values
   double min = 0, max = 0;           // kInt, kFloat: inclusive range
+  /// May be left unset (default_value empty): the component resolves it (a device profile's
+  /// value, or not applicable); the results row then shows the resolved value or nothing.
+  bool optional = false;
 };
 
 /// Every key an experiment may set, in the order results columns use.

@@ -4,10 +4,12 @@
 #include <cmath>
 
 #include "devices/device.h"
+#include "devices/simflash/simflash_device.h"
 #include "engine/framework.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "policies/wtinylfu.h"
+#include "sim/direct.h"
 #include "sim/replay.h"
 #include "traces/prefetch_reader.h"
 
@@ -23,7 +25,14 @@ const char* const kMetricNames[] = {
     "reinsertions", "reinserted_bytes", "superseded_bytes", "wa_implementation",
     "host_bytes_written", "device_writes", "device_reads", "device_read_bytes", "trims",
     "trimmed_bytes", "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes",
-    "index_bytes_per_object", "wall_seconds"};
+    "index_bytes_per_object",
+    // simflash only (empty on other devices): FTL counters after the warm-up, erase counts
+    // over all erase blocks at the end of the run, wa_ftl = NAND ÷ host pages written and
+    // wa_combined = wa_implementation × wa_ftl (direct: wa_ftl, every host byte being the
+    // workload's own).
+    "host_pages_written", "nand_pages_written", "nand_bytes_written", "gc_pages_copied",
+    "erases", "erase_count_min", "erase_count_mean", "erase_count_max", "wa_ftl", "wa_combined",
+    "wall_seconds"};
 
 // The framework's counters, or for W-TinyLFU (a cache of its own) those it keeps.
 template <class C>
@@ -42,9 +51,16 @@ FrameworkCounters framework_counters(const C& c) {
 struct Snapshot {
   FrameworkCounters fw;
   DeviceCounters dev;
+  FtlCounters ftl;
   uint64_t miss_bytes = 0;
   uint64_t rejections = 0;
 };
+
+// The FTL counters when the device is simflash, zeros otherwise.
+FtlCounters ftl_counters(const Device& device) {
+  const auto* sf = dynamic_cast<const SimFlashDevice*>(&device);
+  return sf ? sf->ftl().counters() : FtlCounters{};
+}
 
 std::string num(uint64_t v) { return std::to_string(v); }
 // Shortest text that reads back as the same double; empty for NaN ("no value").
@@ -70,11 +86,16 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
                                                : summary.working_set_bytes;
   cache.capacity_bytes = cell.capacity.resolve(working_set);
   cache.validate();
-  const auto warmup_requests = static_cast<uint64_t>(
-      std::floor(cell.warmup * static_cast<double>(summary.requests)));
+  // A generator's sequential fill is always warm-up; the fraction applies to what follows.
+  const uint64_t fill = cell.trace.format == "generator" ? cell.trace.device_io.fill_requests() : 0;
+  const auto warmup_requests =
+      fill + static_cast<uint64_t>(std::floor(
+                 cell.warmup * static_cast<double>(summary.requests - std::min(fill, summary.requests))));
 
   auto device = make_device(cell.device);
   HitStats stats;
+  HitCounters direct_counted;  // framework direct: requests, reads, writes, trims, bytes
+  const bool direct = cell.framework.name == "direct";
   uint64_t replayed = 0, objects = 0, used = 0, index_bytes = 0;
   Snapshot warm, end;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
@@ -89,8 +110,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   auto body = [&](auto& c) {
     if constexpr (requires { c.reserve(size_t{}); }) c.reserve(expected_objects);
     auto snapshot = [&] {
-      return Snapshot{framework_counters(c), device->counters(), c.miss_bytes_inserted(),
-                      c.admission_rejections()};
+      return Snapshot{framework_counters(c), device->counters(), ftl_counters(*device),
+                      c.miss_bytes_inserted(), c.admission_rejections()};
     };
     PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
     replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
@@ -99,7 +120,14 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
     used = c.used_bytes();
     index_bytes = c.index_bytes();
   };
-  if (cell.policy.name == "wtinylfu") {
+  if (direct) {
+    // No cache: block I/O straight to the device (sim/direct.h).
+    auto snapshot = [&] { return Snapshot{{}, device->counters(), ftl_counters(*device), 0, 0}; };
+    PrefetchReader reader(open_trace(cell.trace));
+    replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes, warmup_requests,
+                             direct_counted, [&] { warm = snapshot(); });
+    end = snapshot();
+  } else if (cell.policy.name == "wtinylfu") {
     // W-TinyLFU is a whole cache (window + SLRU main + sketch), not a priority rule.
     if (cell.framework.name != "exact") {
       throw std::invalid_argument("policy wtinylfu runs on framework exact only, not '" +
@@ -121,7 +149,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
         cell.trace.path, replayed, summary.requests));
   }
 
-  const HitCounters& h = stats.counters();
+  const HitCounters& h = direct ? direct_counted : stats.counters();
+  const double nan = std::nan("");
   ResultRow row = head_columns(cell);
   row.push_back({"cache_capacity_bytes", num(cache.capacity_bytes), true});
   row.push_back({"warmup_requests", num(warmup_requests), true});
@@ -136,17 +165,24 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   const DeviceCounters& dv0 = warm.dev;
   const uint64_t miss_bytes = end.miss_bytes - warm.miss_bytes;
   const uint64_t placed = fw.placed_bytes - fw0.placed_bytes;
+  const double wa_impl = direct ? nan : ratio(placed, miss_bytes);
+  const auto* sf = dynamic_cast<const SimFlashDevice*>(device.get());
+  const FtlCounters ftl = end.ftl - warm.ftl;
+  const double wa_ftl = sf ? ratio(ftl.nand_pages_written, ftl.host_pages_written) : nan;
+  const EraseCountStats erase_counts = sf ? sf->ftl().erase_count_stats() : EraseCountStats{};
+  const uint64_t page_bytes = sf ? cell.device.simflash.page_size_bytes : 0;
+  auto flash = [&](auto v) { return sf ? num(v) : std::string(); };
   const std::string metrics[] = {
       num(h.requests),
       num(h.get_requests),
       num(h.set_requests),
       num(h.delete_requests),
-      num(h.hits),
-      num(ratio(h.hits, h.get_requests)),
-      num(ratio(h.bytes_hit, h.bytes_requested)),
-      num(h.compulsory_misses),
+      direct ? num(nan) : num(h.hits),
+      direct ? num(nan) : num(ratio(h.hits, h.get_requests)),
+      direct ? num(nan) : num(ratio(h.bytes_hit, h.bytes_requested)),
+      direct ? num(nan) : num(h.compulsory_misses),
       num(h.bytes_requested),
-      num(h.bytes_hit),
+      direct ? num(nan) : num(h.bytes_hit),
       num(fw.evicted_objects - fw0.evicted_objects),
       num(fw.evicted_bytes - fw0.evicted_bytes),
       num(end.rejections - warm.rejections),
@@ -155,7 +191,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(fw.reinsertions - fw0.reinsertions),
       num(fw.reinserted_bytes - fw0.reinserted_bytes),
       num(fw.superseded_bytes - fw0.superseded_bytes),
-      num(ratio(placed, miss_bytes)),
+      num(wa_impl),
       num(dv.write_bytes - dv0.write_bytes),
       num(dv.writes - dv0.writes),
       num(dv.reads - dv0.reads),
@@ -168,6 +204,16 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(index_bytes),
       num(objects ? static_cast<double>(index_bytes) / static_cast<double>(objects)
                   : std::nan("")),
+      flash(ftl.host_pages_written),
+      flash(ftl.nand_pages_written),
+      flash(ftl.nand_pages_written * page_bytes),
+      flash(ftl.gc_pages_copied),
+      flash(ftl.erases),
+      flash(uint64_t{erase_counts.min}),
+      flash(erase_counts.mean),
+      flash(uint64_t{erase_counts.max}),
+      num(wa_ftl),
+      num(direct ? wa_ftl : wa_impl * wa_ftl),
       num(wall)};
   static_assert(std::size(metrics) == std::size(kMetricNames));
   for (size_t i = 0; i < std::size(kMetricNames); ++i) {

@@ -295,7 +295,7 @@ TEST_CASE("SimFlashConfig::validate rejects bad values, quoting them", "[simflas
   };
   bad([](SimFlashConfig& c) { c.channels = 0; }, "channels", "0");
   bad([](SimFlashConfig& c) { c.pages_per_block = 70000; }, "pages_per_block", "70000");
-  bad([](SimFlashConfig& c) { c.page_size_bytes = 3000; }, "page_size_bytes", "3000");
+  bad([](SimFlashConfig& c) { c.page_size_bytes = 3000; }, "page_size", "3000");
   bad([](SimFlashConfig& c) { c.blocks_per_plane = 1; }, "blocks_per_plane", "1");
   bad([](SimFlashConfig& c) { c.utilization = 1.0; }, "utilization", "1");
   bad([](SimFlashConfig& c) { c.utilization = 0.0; }, "utilization", "0");

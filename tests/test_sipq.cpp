@@ -527,7 +527,7 @@ TEST_CASE("sipq: at θ = 1 with large objects the stall guard ends every inserti
 
 template <class Fn>
 void for_each_framework(uint64_t block, Fn&& fn) {
-  for (const std::string& name : framework_names()) {
+  for (const std::string& name : queue_framework_names()) {
     FrameworkConfig f;
     f.name = name;
     f.block_size_bytes = block;

@@ -175,7 +175,7 @@ TraceConfig kvcache_config(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("trace registry and config validation", "[traces]") {
-  REQUIRE(trace_format_names() == std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv"});
+  REQUIRE(trace_format_names() == std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv", "generator"});
 
   TraceConfig c;
   c.path = "x";

@@ -17,6 +17,7 @@ namespace flashpq {
 std::unique_ptr<TraceReader> make_oracle_general_reader(const TraceConfig& config);
 std::unique_ptr<TraceReader> make_kvcache_csv_reader(const TraceConfig& config);
 std::unique_ptr<TraceReader> make_csv_reader(const TraceConfig& config);
+std::unique_ptr<TraceReader> make_generator_reader(const TraceConfig& config);
 
 namespace {
 
@@ -26,10 +27,11 @@ struct FormatEntry {
 };
 
 // The registry, in registration order. Immutable.
-constexpr std::array<FormatEntry, 3> kFormats{{
+constexpr std::array<FormatEntry, 4> kFormats{{
     {"oracleGeneral", &make_oracle_general_reader},
     {"kvcache_csv", &make_kvcache_csv_reader},
     {"csv", &make_csv_reader},
+    {"generator", &make_generator_reader},  // no file: traces/device_io.h
 }};
 
 const FormatEntry* find_format(std::string_view name) {
@@ -60,7 +62,14 @@ void check_column(const char* name, int value) {
 }  // namespace
 
 void TraceConfig::validate() const {
-  if (path.empty()) throw std::invalid_argument("trace.path must not be empty");
+  if (format == "generator") {
+    if (generator != "device_io") {
+      throw std::invalid_argument("trace.generator must be device_io, got '" + generator + "'");
+    }
+    device_io.validate();
+  } else if (path.empty()) {
+    throw std::invalid_argument("trace.path must not be empty");
+  }
   if (find_format(format) == nullptr) {
     throw std::invalid_argument("unknown trace.format \"" + format +
                                 "\"; known formats: " + known_formats());

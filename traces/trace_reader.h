@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/request.h"
+#include "traces/device_io.h"
 
 namespace flashpq {
 
@@ -27,12 +28,19 @@ class TraceError : public std::runtime_error {
 
 /// How to read one trace. Every field has a default; validate() checks the combination.
 struct TraceConfig {
-  /// Path of the trace file. REQUIRES: non-empty. Relative paths are taken as given (the
-  /// experiment loader resolves them against the YAML file's directory).
+  /// Path of the trace file. REQUIRES: non-empty unless the format is "generator". Relative
+  /// paths are taken as given (the experiment loader resolves them against the YAML file's
+  /// directory).
   std::string path;
   /// Registered format name: "oracleGeneral" (libCacheSim binary, plain or .zst),
-  /// "kvcache_csv" (CacheBench kvcache CSV), "csv" (generic CSV, columns mapped below).
+  /// "kvcache_csv" (CacheBench kvcache CSV), "csv" (generic CSV, columns mapped below),
+  /// "generator" (no file: requests made by `generator`).
   std::string format = "oracleGeneral";
+  /// Format "generator" only: the generator's name; "device_io" (traces/device_io.h) is the
+  /// only one. Default "device_io".
+  std::string generator = "device_io";
+  /// Format "generator", generator "device_io": its parameters.
+  DeviceIoConfig device_io;
   /// Generic CSV only: 1-based column numbers; 0 means the column is absent.
   /// key_col is required (>= 1). Without size_col every request has size 1; without op_col
   /// every request is a get; without time_col every time is 0.

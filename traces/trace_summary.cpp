@@ -42,7 +42,11 @@ TraceSummary summarize_trace(const TraceConfig& config) {
     }
   }
   s.unique_objects = seen.size();
-  s.content_hash = file_content_hash(config.path);
+  // A generator has no file: its parameters are its content.
+  s.content_hash = config.format == "generator"
+                       ? fmt::format("{:016x}", XXH3_64bits(config.device_io.identity().data(),
+                                                            config.device_io.identity().size()))
+                       : file_content_hash(config.path);
   return s;
 }
 

@@ -34,7 +34,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& key, const std::string& expected,
                        const std::string& found) {
-  throw std::invalid_argument("device.simflash." + key + ": expected " + expected + ", found " +
+  throw std::invalid_argument("device." + key + ": expected " + expected + ", found " +
                               found);
 }
 
@@ -77,7 +77,7 @@ GcPolicy parse_gc_policy(const std::string& name) {
        {GcPolicy::kGreedy, GcPolicy::kFifo, GcPolicy::kCostBenefit, GcPolicy::kDChoices}) {
     if (name == gc_policy_name(p)) return p;
   }
-  throw std::invalid_argument("device.simflash.gc_policy: unknown policy '" + name +
+  throw std::invalid_argument("device.gc_policy: unknown policy '" + name +
                               "' (allowed: greedy, fifo, cost_benefit, d_choices)");
 }
 
@@ -88,7 +88,7 @@ const char* gc_stream_name(GcStream stream) {
 GcStream parse_gc_stream(const std::string& name) {
   if (name == "separate") return GcStream::kSeparate;
   if (name == "shared") return GcStream::kShared;
-  throw std::invalid_argument("device.simflash.gc_stream: unknown stream '" + name +
+  throw std::invalid_argument("device.gc_stream: unknown stream '" + name +
                               "' (allowed: separate, shared)");
 }
 
@@ -113,7 +113,7 @@ void SimFlashConfig::validate() const {
   check_range("pages_per_block", pages_per_block, 1, 65535);
   if (page_size_bytes < 512 || page_size_bytes > (1u << 20) ||
       (page_size_bytes & (page_size_bytes - 1)) != 0) {
-    fail("page_size_bytes", "a power of two in [512, 1048576]", std::to_string(page_size_bytes));
+    fail("page_size", "a power of two in [512, 1048576]", std::to_string(page_size_bytes));
   }
   // 64-bit products: the uint32 accessors are only safe once these pass.
   const uint64_t lanes = uint64_t{channels} * dies_per_channel * planes_per_die;
@@ -283,7 +283,7 @@ SimFlashConfig simflash_profile(const std::string& name) {
   }
   std::string allowed;
   for (const auto& n : simflash_profile_names()) allowed += (allowed.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("device.simflash.profile: unknown profile '" + name +
+  throw std::invalid_argument("device.profile: unknown profile '" + name +
                               "' (allowed: " + allowed + ")");
 }
 

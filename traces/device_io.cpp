@@ -1,0 +1,96 @@
+// traces/device_io.cpp — the device_io generator (see device_io.h) as a TraceReader.
+#include "traces/device_io.h"
+
+#include <random>
+
+#include "fmt/format.h"
+#include "traces/trace_reader.h"
+
+namespace flashpq {
+
+const char* io_pattern_name(IoPattern pattern) {
+  return pattern == IoPattern::kSequential ? "sequential" : "uniform_random";
+}
+
+IoPattern parse_io_pattern(const std::string& name) {
+  if (name == "sequential") return IoPattern::kSequential;
+  if (name == "uniform_random") return IoPattern::kUniformRandom;
+  throw std::invalid_argument("trace.pattern must be sequential or uniform_random, got '" + name +
+                              "'");
+}
+
+std::string DeviceIoConfig::identity() const {
+  return fmt::format("device_io|{}|{}|{}|{}|{}|{}|{}", io_pattern_name(pattern),
+                     write ? "write" : "read", io_size_bytes, requests, fill, span_bytes, seed);
+}
+
+void DeviceIoConfig::validate() const {
+  if (io_size_bytes == 0 || io_size_bytes > UINT32_MAX) {
+    throw std::invalid_argument("trace.io_size must be in [1 B, 4 GiB), got " +
+                                std::to_string(io_size_bytes) + " bytes");
+  }
+  if (requests < 1 || requests > (uint64_t{1} << 50)) {
+    throw std::invalid_argument("trace.requests must be in [1, 2^50], got " +
+                                std::to_string(requests));
+  }
+  if (span_bytes == 0) {
+    throw std::invalid_argument(
+        "trace.generator device_io: the span is not resolved (the device has no capacity; use "
+        "a device with one, such as simflash)");
+  }
+  if (span_bytes < io_size_bytes) {
+    throw std::invalid_argument(fmt::format(
+        "trace.io_size {} bytes is larger than the device's exported space of {} bytes",
+        io_size_bytes, span_bytes));
+  }
+}
+
+namespace {
+
+class DeviceIoReader final : public TraceReader {
+ public:
+  explicit DeviceIoReader(const DeviceIoConfig& c)
+      : c_(c), slots_(c.slots()), name_(c.identity()), rng_(c.seed) {}
+
+  size_t read(std::span<Request> out) override {
+    const uint64_t total = c_.total_requests();
+    const uint64_t fill = c_.fill_requests();
+    const auto size = static_cast<uint32_t>(c_.io_size_bytes);
+    const Op op = c_.write ? Op::kSet : Op::kGet;
+    size_t n = 0;
+    for (; n < out.size() && next_ < total; ++n, ++next_) {
+      uint64_t slot;
+      if (next_ < fill) {
+        out[n] = Request{0, next_ * c_.io_size_bytes, size, Op::kSet};
+        continue;
+      }
+      if (c_.pattern == IoPattern::kSequential) {
+        slot = seq_;
+        if (++seq_ == slots_) seq_ = 0;
+      } else {
+        slot = static_cast<uint64_t>((static_cast<unsigned __int128>(rng_()) * slots_) >> 64);
+      }
+      out[n] = Request{0, slot * c_.io_size_bytes, size, op};
+    }
+    return n;
+  }
+
+  const std::string& path() const override { return name_; }
+
+ private:
+  DeviceIoConfig c_;
+  uint64_t slots_;
+  std::string name_;
+  std::mt19937_64 rng_;
+  uint64_t next_ = 0;  // requests yielded so far
+  uint64_t seq_ = 0;   // next slot of the sequential pattern
+};
+
+}  // namespace
+
+std::unique_ptr<TraceReader> make_generator_reader(const TraceConfig& config) {
+  config.device_io.validate();
+  return std::make_unique<DeviceIoReader>(config.device_io);
+}
+
+}  // namespace flashpq
