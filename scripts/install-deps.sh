@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config make
-  libabsl-dev libcli11-dev libyaml-cpp-dev libzstd-dev libfmt-dev libxxhash-dev catch2
+  libboost-dev libabsl-dev libcli11-dev libyaml-cpp-dev libzstd-dev libfmt-dev libxxhash-dev catch2
   python3 python3-matplotlib python3-numpy python3-pytest
 )
 missing=()

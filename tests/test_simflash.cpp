@@ -14,6 +14,7 @@
 // out of the physical pages. That is the T of Desnoyers' derivation: the pages written between
 // a page's write and its block's erase.
 #include <algorithm>
+#include <boost/math/special_functions/lambert_w.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -37,41 +38,9 @@ using Catch::Contains;
 // ---------------------------------------------------------------------------------------------
 // Analytic models.
 
-/// Principal branch W0 of Lambert W (w e^w = x), x ≥ −1/e, by Halley's iteration (Corless,
-/// Gonnet, Hare, Jeffrey, Knuth, "On the Lambert W function", Adv. Comput. Math. 1996, §5),
-/// started from the branch-point series near −1/e, from x itself near 0 and from log(1 + x)
-/// above.
-double lambert_w0(double x) {
-  const double e = std::exp(1.0);
-  if (x < -1.0 / e) {
-    if (x > -1.0 / e - 1e-15) return -1.0;  // rounding of −1/e itself
-    throw std::domain_error("lambert_w0: x < -1/e");
-  }
-  if (x == 0.0) return 0.0;
-  double w;
-  if (x < -0.25) {
-    const double p = std::sqrt(2.0 * (e * x + 1.0));
-    w = -1.0 + p - p * p / 3.0 + 11.0 / 72.0 * p * p * p;
-  } else if (x < 1.0) {
-    w = x * (1.0 - x);  // W(x) = x − x² + …
-  } else {
-    w = std::log1p(x);
-    w -= std::log1p(w) * 0.5;
-  }
-  for (int i = 0; i < 64; ++i) {
-    const double ew = std::exp(w);
-    const double f = w * ew - x;
-    if (w == -1.0 || f == 0.0) break;
-    const double step = f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
-    const double next = w - step;
-    if (std::abs(next - w) <= 1e-15 * std::max(1.0, std::abs(next))) {
-      w = next;
-      break;
-    }
-    w = next;
-  }
-  return w;
-}
+/// Principal branch W0 of Lambert W (w e^w = x), x ≥ −1/e: Boost.Math's lambert_w0
+/// (Corless, Gonnet, Hare, Jeffrey, Knuth, "On the Lambert W function", 1996).
+double lambert_w0(double x) { return boost::math::lambert_w0(x); }
 
 /// Desnoyers SYSTOR'12 Eq. 4: FIFO (LRW) victims, uniform random single-page writes.
 double wa_fifo(double rho) {
