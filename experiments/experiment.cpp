@@ -176,8 +176,8 @@ std::string allowed_keys_under(const std::string& section) {
     }
   }
   if (section.empty()) {
-    for (const char* k : {"name", "output", "matrix", "trace", "cache", "policy", "admission",
-                          "framework", "device"}) {
+    for (const char* k : {"name", "output", "matrix", "zip", "trace", "cache", "policy",
+                          "admission", "framework", "device"}) {
       keys.emplace_back(k);
     }
   }
@@ -292,6 +292,9 @@ struct ParsedFile {
   std::string output;
   std::map<std::string, SourcedValue> base;
   std::vector<std::pair<std::string, std::vector<SourcedValue>>> matrix;  // in file order
+  // zip: lists of one length that vary together, as one axis after the matrix's.
+  std::vector<std::pair<std::string, std::vector<SourcedValue>>> zip;
+  std::string zip_where;
 };
 
 std::vector<SourcedValue> list_values(const std::string& where_key, const std::string& key,
@@ -328,8 +331,10 @@ ParsedFile parse_file(const std::string& file) {
     if (key == "name" || key == "output") {
       if (!val.IsScalar()) fail(where, key, "a string", YAML::Dump(val));
       (key == "name" ? pf.name : pf.output) = val.Scalar();
-    } else if (key == "matrix") {
+    } else if (key == "matrix" || key == "zip") {
       if (!val.IsMap()) fail(where, key, "a mapping of dotted keys to lists", YAML::Dump(val));
+      auto& axes = key == "matrix" ? pf.matrix : pf.zip;
+      if (key == "zip") pf.zip_where = where;
       for (const auto& axis : val) {
         const std::string akey = axis.first.Scalar();
         const std::string awhere = where_of(file, axis.first);
@@ -342,10 +347,14 @@ ParsedFile parse_file(const std::string& file) {
                                           return join(k);
                                         }()));
         }
-        for (const auto& [k, _] : pf.matrix) {
-          if (k == akey) throw ConfigError(awhere + ": matrix key '" + akey + "' given twice");
+        for (const auto* group : {&pf.matrix, &pf.zip}) {
+          for (const auto& [k, _] : *group) {
+            if (k == akey) {
+              throw ConfigError(awhere + ": key '" + akey + "' given twice under matrix/zip");
+            }
+          }
         }
-        pf.matrix.emplace_back(akey, list_values(awhere, akey, axis.second, file));
+        axes.emplace_back(akey, list_values(awhere, akey, axis.second, file));
       }
     } else if (!val.IsMap() && !find_spec(key) && !allowed_keys_under(key).empty()) {
       fail(where, key, "a mapping of " + key + " keys (" + allowed_keys_under(key) + ")",
@@ -394,6 +403,8 @@ void apply_override(ParsedFile& pf, const Override& o) {
   }
   auto axis = std::find_if(pf.matrix.begin(), pf.matrix.end(),
                            [&](const auto& a) { return a.first == o.key; });
+  auto zipped = std::find_if(pf.zip.begin(), pf.zip.end(),
+                             [&](const auto& a) { return a.first == o.key; });
   pf.base.erase(o.key);
   YAML::Node n;
   try {
@@ -408,9 +419,11 @@ void apply_override(ParsedFile& pf, const Override& o) {
       vals.push_back({scalar_text(item), where});
     }
     if (vals.empty()) fail(where, o.key, "a non-empty list", o.value);
-    if (axis != pf.matrix.end()) axis->second = std::move(vals);  // keeps its place
+    if (zipped != pf.zip.end()) zipped->second = std::move(vals);  // lengths checked later
+    else if (axis != pf.matrix.end()) axis->second = std::move(vals);  // keeps its place
     else pf.matrix.emplace_back(o.key, std::move(vals));
   } else {
+    if (zipped != pf.zip.end()) pf.zip.erase(zipped);  // pinned: the rest still zip
     if (axis != pf.matrix.end()) pf.matrix.erase(axis);
     pf.base[o.key] = {is_scalar(n) ? scalar_text(n) : o.value, where};
   }
@@ -718,13 +731,25 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
   Experiment ex;
   ex.name = pf.name;
   ex.output = pf.output.empty() ? "results/" + pf.name + ".csv" : pf.output;
-  // Cartesian product, the first axis varying slowest.
-  size_t total = 1;
+  // zip: one axis whose lists advance together.
+  const size_t zip_len = pf.zip.empty() ? 1 : pf.zip.front().second.size();
+  for (const auto& [k, vals] : pf.zip) {
+    if (vals.size() != zip_len) {
+      throw ConfigError(fmt::format(
+          "{}: zip lists must have one length: '{}' has {} values, '{}' has {}",
+          pf.zip_where.empty() ? path : pf.zip_where, pf.zip.front().first, zip_len, k,
+          vals.size()));
+    }
+  }
+  // Cartesian product, the first axis varying slowest, the zip axis fastest.
+  size_t total = zip_len;
   for (const auto& [k, vals] : pf.matrix) total *= vals.size();
   if (total > 10'000'000) throw ConfigError(path + ": the matrix has more than 10 million cells");
   for (size_t i = 0; i < total; ++i) {
     auto values = base;
     size_t rest = i;
+    for (const auto& [k, vals] : pf.zip) values[k] = vals[rest % zip_len];
+    rest /= zip_len;
     for (size_t a = pf.matrix.size(); a-- > 0;) {
       const auto& [k, vals] = pf.matrix[a];
       values[k] = vals[rest % vals.size()];

@@ -2,8 +2,10 @@
 //
 // Source: DESIGN.md "Configuration". An experiment file names every parameter by a dotted path
 // (`policy.name`, `cache.capacity`); the lists under `matrix:` form a cartesian product, the
-// first key varying slowest. `--set KEY=VALUE` replaces that key everywhere, the matrix
-// included (a YAML list as VALUE makes it a matrix axis). Unknown keys, bad units and
+// first key varying slowest; the lists under `zip:` (all of one length) vary together as one
+// more axis, varying fastest (e.g. an I/O size with the request count that suits it).
+// `--set KEY=VALUE` replaces that key everywhere, the matrix and zip included (a YAML list as
+// VALUE makes it a matrix axis, or replaces its zip list; a scalar pins it). Unknown keys, bad units and
 // out-of-range values are errors naming the file, the line, the key and what is allowed, and
 // they are all found before any cell runs.
 #pragma once

@@ -857,6 +857,34 @@ TEST_CASE("run_cell and failed_row have the same columns in the same order", "[e
 }
 
 // ------------------------------------------------------------------------------------------
+TEST_CASE("zip lists vary together, fastest, and must have one length", "[experiments]") {
+  TempDir dir;
+  const std::string file = dir.write(
+      "z.yaml", header() +
+                    "matrix:\n  policy.name: [fifo, lru]\n"
+                    "zip:\n  cache.capacity: [0.1, 0.2, 0.3]\n  policy.segments: [1, 2, 3]\n");
+  const Experiment ex = load_experiment(file, {});
+  REQUIRE(ex.cells.size() == 6);
+  const char* expected[6][3] = {{"fifo", "0.1", "1"}, {"fifo", "0.2", "2"}, {"fifo", "0.3", "3"},
+                                {"lru", "0.1", "1"},  {"lru", "0.2", "2"},  {"lru", "0.3", "3"}};
+  for (size_t i = 0; i < 6; ++i) {
+    INFO(i);
+    CHECK(param(ex.cells[i], "policy.name") == expected[i][0]);
+    CHECK(param(ex.cells[i], "cache.capacity") == expected[i][1]);
+    CHECK(param(ex.cells[i], "policy.segments") == expected[i][2]);
+  }
+  // --set pins a zipped key (the others still zip) or replaces its list.
+  const Experiment pinned = load_experiment(file, {{"policy.segments", "2"}});
+  REQUIRE(pinned.cells.size() == 6);
+  CHECK(param(pinned.cells[2], "policy.segments") == "2");
+  CHECK(param(pinned.cells[2], "cache.capacity") == "0.3");
+  CHECK_THROWS_WITH(load_experiment(file, {{"policy.segments", "[1, 2]"}}),
+                    Contains("one length") && Contains("policy.segments"));
+  const std::string twice = dir.write(
+      "z2.yaml", header() + "matrix:\n  policy.name: [fifo]\nzip:\n  policy.name: [lru]\n");
+  CHECK_THROWS_WITH(load_experiment(twice, {}), Contains("given twice"));
+}
+
 // The sweep.
 
 // Reads a file's lines (our rows here never contain line breaks).
