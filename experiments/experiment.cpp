@@ -145,6 +145,23 @@ std::vector<KeySpec> build_schema() {
        true},
       {"device.channel_bandwidth_mib_s", VT::kFloat, "", "MiB/s",
        "simflash: transfer rate of one channel (0 = instant)", {}, 0, 1e9, true},
+      // Timed runs (sim/timing.h): the arrival keys apply when mode is not none.
+      // "simulated" joins the enum when the cell runner drives sim/timed_runner.h.
+      {"timing.mode", VT::kEnum, "none", "",
+       "none = functional (counts only); simulated = discrete-event time on simflash",
+       {"none"}},
+      {"timing.arrival", VT::kEnum, "closed_loop", "",
+       "closed_loop = `clients` requests in flight; trace = the trace's timestamps x time_scale; "
+       "constant or poisson = open loop at `rate`",
+       {"closed_loop", "trace", "constant", "poisson"}},
+      {"timing.clients", VT::kInt, "1", "requests", "closed_loop: clients (queue depth)", {}, 1,
+       65536},
+      {"timing.think_time_us", VT::kFloat, "0", "us",
+       "closed_loop: delay between a completion and the client's next request", {}, 0, 1e12},
+      {"timing.rate", VT::kFloat, "1000", "requests/s", "constant, poisson: arrival rate", {},
+       1e-6, 1e12},
+      {"timing.time_scale", VT::kFloat, "1", "", "trace: multiplies inter-arrival times", {},
+       1e-9, 1e9},
   };
 }
 
@@ -177,7 +194,7 @@ std::string allowed_keys_under(const std::string& section) {
   }
   if (section.empty()) {
     for (const char* k : {"name", "output", "matrix", "zip", "trace", "cache", "policy",
-                          "admission", "framework", "device"}) {
+                          "admission", "framework", "device", "timing"}) {
       keys.emplace_back(k);
     }
   }
@@ -625,6 +642,45 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     real("device.channel_bandwidth_mib_s", &f.channel_bandwidth_mib_s);
     f.seed = c.seed;  // the FTL's d_choices stream follows the cell seed
   }
+  // Timing: the arrival keys that apply to the chosen process; the rest show empty.
+  c.timing.mode = parse_timing_mode(text("timing.mode"));
+  const bool timed = c.timing.mode != TimingMode::kNone;
+  only_for({"timing.arrival"}, timed, "timed runs (timing.mode simulated)");
+  if (timed) {
+    c.timing.arrival = parse_arrival_process(text("timing.arrival"));
+    const bool closed = c.timing.arrival == ArrivalProcess::kClosedLoop;
+    const bool open = c.timing.arrival == ArrivalProcess::kConstant ||
+                      c.timing.arrival == ArrivalProcess::kPoisson;
+    const bool by_trace = c.timing.arrival == ArrivalProcess::kTrace;
+    only_for({"timing.clients", "timing.think_time_us"}, closed, "timing.arrival closed_loop");
+    only_for({"timing.rate"}, open, "timing.arrival constant or poisson");
+    only_for({"timing.time_scale"}, by_trace, "timing.arrival trace");
+    c.timing.clients = static_cast<uint32_t>(as_int("timing.clients"));
+    double think_us = 0;
+    parse_double(text("timing.think_time_us"), &think_us);
+    c.timing.think_time_ns = static_cast<uint64_t>(std::llround(think_us * 1e3));
+    parse_double(text("timing.rate"), &c.timing.rate_rps);
+    parse_double(text("timing.time_scale"), &c.timing.time_scale);
+    if (!closed) {
+      set_parameter("timing.clients", "");
+      set_parameter("timing.think_time_us", "");
+    }
+    if (!open) set_parameter("timing.rate", "");
+    if (!by_trace) set_parameter("timing.time_scale", "");
+    if (c.timing.mode == TimingMode::kSimulated && !simflash) {
+      fail(get("timing.mode").where, "timing.mode",
+           "device simflash for simulated time (found device '" + c.device.name + "')",
+           "simulated");
+    }
+  } else {
+    only_for({"timing.clients", "timing.think_time_us", "timing.rate", "timing.time_scale"},
+             false, "timed runs (timing.mode simulated)");
+    for (const char* k : {"timing.arrival", "timing.clients", "timing.think_time_us",
+                          "timing.rate", "timing.time_scale"}) {
+      set_parameter(k, "");
+    }
+  }
+
   // Component validation: cross-key checks each Config owns.
   try {
     c.device.validate();
@@ -640,6 +696,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       }
     }
     c.trace.validate();
+    c.timing.validate();
     c.policy.validate();
     c.admission.validate();
     c.framework.validate();

@@ -21,6 +21,7 @@
 #include "engine/cache.h"
 #include "engine/framework.h"
 #include "policies/policy.h"
+#include "sim/timing.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {
@@ -86,6 +87,7 @@ struct CellConfig {
   AdmissionConfig admission;
   FrameworkConfig framework;
   DeviceConfig device;
+  TimingConfig timing;
   /// (dotted key, value text) for every schema key, in schema order.
   std::vector<std::pair<std::string, std::string>> parameters;
 };
