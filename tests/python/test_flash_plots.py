@@ -470,6 +470,20 @@ def test_api_plot_latency_tail(tmp_path):
     _check_legend_outside(fig)
 
 
+def test_latency_single_bucket(tmp_path, capsys):
+    rows = _lat_rows()[:2]
+    rows[1].update(latency_histogram="5000:10", latency_p50_us=5, latency_p99_us=5,
+                   latency_p999_us=5)
+    fig = plot_latency(rows, str(tmp_path / "cdf.png"))
+    line = _data_lines(fig.axes[0])[1]
+    assert list(line.get_xdata()) == [5.0, 5.0] and list(line.get_ydata()) == [0.0, 1.0]
+    fig = plot_latency(rows, str(tmp_path / "tail.png"), tail=True)
+    assert len(_data_lines(fig.axes[0])) == 1
+    assert "row 2 (clients=8): one bucket only" in capsys.readouterr().err
+    with pytest.raises(ResultsError, match="no row has a latency tail"):
+        plot_latency(rows[1:], str(tmp_path / "none.png"), tail=True)
+
+
 def test_latency_percentile_column_mismatch_warns(tmp_path, capsys):
     rows = _lat_rows()[:2]
     rows[1]["latency_p99_us"] = rows[1]["latency_p99_us"] * 1000   # ns written as µs
