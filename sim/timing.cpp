@@ -1,11 +1,63 @@
 #include "sim/timing.h"
 
+#include <cmath>
+
 namespace flashpq {
 
 namespace {
 constexpr const char* kModes[] = {"none", "simulated", "wall"};
 constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisson"};
+
+// Percentile columns: suffix and fraction.
+struct Quantile {
+  const char* suffix;
+  double q;
+};
+constexpr Quantile kQuantiles[] = {{"_p50_us", 0.5},
+                                   {"_p90_us", 0.9},
+                                   {"_p99_us", 0.99},
+                                   {"_p999_us", 0.999},
+                                   {"_p9999_us", 0.9999}};
+constexpr const char* kHistograms[] = {"latency", "read_latency", "write_latency"};
 }  // namespace
+
+const std::vector<std::string>& timing_column_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const char* h : kHistograms) {
+      for (const Quantile& q : kQuantiles) n.push_back(std::string(h) + q.suffix);
+      n.push_back(std::string(h) + "_mean_us");
+      n.push_back(std::string(h) + "_max_us");
+    }
+    n.push_back("throughput_rps");
+    n.push_back("throughput_mib_s");
+    n.push_back("sim_seconds");
+    return n;
+  }();
+  return names;
+}
+
+std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m) {
+  const std::vector<std::string>& names = timing_column_names();
+  std::vector<std::pair<std::string, double>> out;
+  out.reserve(names.size());
+  const double none = std::nan("");
+  size_t i = 0;
+  for (const LatencyHistogram* h : {&m.all, &m.read, &m.write}) {
+    const bool empty = h->count() == 0;
+    for (const Quantile& q : kQuantiles) {
+      out.emplace_back(names[i++],
+                       empty ? none : static_cast<double>(h->percentile_ns(q.q)) * 1e-3);
+    }
+    out.emplace_back(names[i++], empty ? none : h->mean_ns() * 1e-3);
+    out.emplace_back(names[i++], empty ? none : static_cast<double>(h->max_ns()) * 1e-3);
+  }
+  const bool measured = m.requests != 0 && m.interval_ns != 0;
+  out.emplace_back(names[i++], measured ? m.throughput_rps() : none);
+  out.emplace_back(names[i++], measured ? m.throughput_mib_s() : none);
+  out.emplace_back(names[i++], m.requests != 0 ? m.seconds() : none);
+  return out;
+}
 
 const char* timing_mode_name(TimingMode mode) { return kModes[static_cast<int>(mode)]; }
 

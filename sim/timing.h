@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/latency_histogram.h"
 
@@ -93,5 +95,20 @@ struct TimingMetrics {
     return interval_ns ? static_cast<double>(bytes) / (1024.0 * 1024.0) / seconds() : 0.0;
   }
 };
+
+/// The timing columns of a results row, in this order (DESIGN.md "Results": units in the
+/// names): for each of `latency` (every request), `read_latency` and `write_latency`, the
+/// nearest-rank percentiles _p50_us, _p90_us, _p99_us, _p999_us, _p9999_us (LatencyHistogram:
+/// within 1 % of the exact value), _mean_us and _max_us (exact); then throughput_rps and
+/// throughput_mib_s (measured requests and payload MiB ÷ the measured interval) and
+/// sim_seconds (the measured interval in seconds: simulated time in the simulated mode, the
+/// monotonic clock's in the wall mode). Shared by both timed modes.
+const std::vector<std::string>& timing_column_names();
+
+/// The values of timing_column_names() for `m`, as (name, value) pairs in that order. NaN means
+/// "no value" (the results writer leaves it empty): the latency columns of a histogram with no
+/// request (e.g. read_latency_* when nothing was read) and the throughputs and sim_seconds when
+/// no request was measured.
+std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m);
 
 }  // namespace flashpq

@@ -1,0 +1,60 @@
+#include "sim/arrivals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace flashpq {
+
+namespace {
+
+const TimingConfig& open_loop(const TimingConfig& config) {
+  config.validate();
+  if (config.arrival == ArrivalProcess::kClosedLoop) {
+    throw std::invalid_argument(
+        "OpenLoopArrivals: timing.arrival must be trace, constant or poisson, got closed_loop "
+        "(closed-loop clients are driven by completions)");
+  }
+  return config;
+}
+
+uint64_t to_ns(double ns) {
+  // Rounded to the nearest; clamped so that absurd products saturate instead of overflowing.
+  if (!(ns < 1.8e19)) return UINT64_MAX;
+  return static_cast<uint64_t>(std::llround(std::max(0.0, ns)));
+}
+
+}  // namespace
+
+OpenLoopArrivals::OpenLoopArrivals(const TimingConfig& config, uint64_t seed)
+    : process_(open_loop(config).arrival),
+      time_scale_(config.time_scale),
+      period_ns_(1e9 / config.rate_rps),
+      rng_(seed, RngStream::kArrivalStream) {}
+
+uint64_t OpenLoopArrivals::next(uint64_t trace_time_ns) {
+  uint64_t t = 0;
+  switch (process_) {
+    case ArrivalProcess::kTrace:
+      if (count_ == 0) origin_ns_ = trace_time_ns;
+      t = trace_time_ns <= origin_ns_
+              ? 0
+              : to_ns(static_cast<double>(trace_time_ns - origin_ns_) * time_scale_);
+      break;
+    case ArrivalProcess::kConstant:
+      t = to_ns(static_cast<double>(count_) * period_ns_);
+      break;
+    case ArrivalProcess::kPoisson:
+      if (count_ != 0) poisson_ns_ += rng_.exponential(period_ns_);
+      t = to_ns(poisson_ns_);
+      break;
+    case ArrivalProcess::kClosedLoop:
+      break;  // rejected by the constructor
+  }
+  t = std::max(t, last_ns_);
+  last_ns_ = t;
+  ++count_;
+  return t;
+}
+
+}  // namespace flashpq
