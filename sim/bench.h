@@ -1,6 +1,8 @@
-// sim/bench.h — `flashpq bench`: requests per second of each policy on the exact framework.
+// sim/bench.h — `flashpq bench`: requests per second of each policy on the exact framework;
+// `flashpq bench --des`: events per second of the discrete-event timed mode.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -33,5 +35,28 @@ struct BenchConfig {
 /// framework cost alone; streamed: decoding included, on a second thread). Prints a table to
 /// `out`; returns 0. Throws std::invalid_argument for an unknown policy or framework.
 int run_bench(const BenchConfig& config, std::ostream& out);
+
+/// `flashpq bench --des`: the discrete-event engine's speed (issue 4 item 7: ≥ 2 M events/s).
+struct DesBenchConfig {
+  /// simflash profile (simflash_profile_names()). Default "mqsim" (512 GiB physical, 8 KiB
+  /// pages: ~0.5 GiB of page maps).
+  std::string profile = "mqsim";
+  /// Closed-loop clients (requests in flight). Default 32.
+  uint32_t clients = 32;
+  /// Timed uniform random page-sized writes. Default 1,000,000.
+  uint64_t requests = 1'000'000;
+  /// Functional uniform random page writes before the timed run, in multiples of the exported
+  /// pages (after a sequential fill), so GC is near its steady state. Default 1.
+  double precondition = 1.0;
+  /// Seed of the write offsets. Default 1.
+  uint64_t seed = 1;
+};
+
+/// Builds the profile's device, fills it sequentially and preconditions it (functional), then
+/// runs `requests` uniform random page writes from `clients` closed-loop clients in simulated
+/// time and prints the events handled, the CPU and wall seconds of the timed run, events and
+/// requests per CPU second, and what the run simulated (throughput, WA, latency percentiles).
+/// Returns 0. Throws std::invalid_argument for an unknown profile or clients = 0.
+int run_des_bench(const DesBenchConfig& config, std::ostream& out);
 
 }  // namespace flashpq

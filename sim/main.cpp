@@ -2,6 +2,7 @@
 //
 //   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT]
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--segments L] [--repeat N]
+//   flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition F]
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error); 2 bad command line
 // or configuration (nothing ran).
@@ -34,7 +35,9 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", output, "Results file (.csv, or .jsonl for JSON Lines)");
   run->footer(schema_help());
 
-  auto* bench = app.add_subcommand("bench", "Measure requests per second of each exact policy");
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Measure requests per second of each policy (--des: events per second of the timed mode)");
   BenchConfig bc;
   bc.trace_path = "../shared/traces/converted/w106.oracleGeneral.zst";
   bench->add_option("--trace", bc.trace_path, "oracleGeneral trace (plain or .zst)")
@@ -62,6 +65,23 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
   bench->add_flag("!--no-streamed", bc.streamed, "Skip the streamed-from-file measurement");
+  bool des = false;
+  DesBenchConfig dc;
+  bench->add_flag("--des", des,
+                  "Measure the discrete-event timed mode instead (events/s): random page writes "
+                  "on a simflash profile from closed-loop clients");
+  bench->add_option("--profile", dc.profile, "--des: simflash profile")->capture_default_str();
+  bench->add_option("--clients", dc.clients, "--des: closed-loop clients")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  bench->add_option("--requests", dc.requests, "--des: timed random page writes")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  bench->add_option("--precondition", dc.precondition,
+                    "--des: functional random page writes before the run, in multiples of "
+                    "the exported pages")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
 
   try {
     app.parse(argc, argv);
@@ -93,7 +113,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (*bench) return run_bench(bc, std::cout);
+    if (*bench) return des ? run_des_bench(dc, std::cout) : run_bench(bc, std::cout);
   } catch (const ConfigError& e) {
     std::cerr << "flashpq: " << e.what() << "\n";
     return 2;
