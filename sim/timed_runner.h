@@ -48,14 +48,6 @@
 
 namespace flashpq {
 
-/// How a request counts in the per-operation latency histograms.
-enum class OpClass : uint8_t { kRead, kWrite, kOther };
-
-/// get → read, set → write, delete → other.
-inline OpClass op_class(const Request& r) {
-  return r.op == Op::kGet ? OpClass::kRead : r.op == Op::kSet ? OpClass::kWrite : OpClass::kOther;
-}
-
 /// A request source over requests in memory, with the read(span) interface of TraceReader.
 /// REQUIRES: the requests outlive it.
 class SpanSource {
@@ -181,12 +173,7 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
     Slot& slot = slots[s];
     observe(slot.index, slot.arrival_ns, now);
     if (slot.measured) {
-      const uint64_t latency = now - slot.arrival_ns;
-      m.all.record(latency);
-      if (slot.op == OpClass::kRead) m.read.record(latency);
-      if (slot.op == OpClass::kWrite) m.write.record(latency);
-      ++m.requests;
-      m.bytes += slot.bytes;
+      m.record(slot.op, now - slot.arrival_ns, slot.bytes);
       last_completion_ns = std::max(last_completion_ns, now);
     }
     --in_flight;

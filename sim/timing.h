@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/request.h"
 #include "sim/latency_histogram.h"
 
 namespace flashpq {
@@ -75,6 +76,14 @@ struct TimingConfig {
   }
 };
 
+/// How a request counts in the per-operation latency histograms.
+enum class OpClass : uint8_t { kRead, kWrite, kOther };
+
+/// get → read, set → write, delete → other.
+inline OpClass op_class(const Request& r) {
+  return r.op == Op::kGet ? OpClass::kRead : r.op == Op::kSet ? OpClass::kWrite : OpClass::kOther;
+}
+
 /// What a timed run measured after the warm-up. Request latency is arrival → completion of
 /// the request's last device operation (queueing included). Histograms in ns.
 struct TimingMetrics {
@@ -86,6 +95,17 @@ struct TimingMetrics {
   uint64_t bytes = 0;
   /// The measured interval in ns: from the first measured arrival to the last completion.
   uint64_t interval_ns = 0;
+
+  /// Counts one measured request of class `op` that took latency_ns and carried payload_bytes:
+  /// all, plus read or write by class (other: all only), requests and bytes. The interval is
+  /// the caller's to set.
+  void record(OpClass op, uint64_t latency_ns, uint64_t payload_bytes) {
+    all.record(latency_ns);
+    if (op == OpClass::kRead) read.record(latency_ns);
+    if (op == OpClass::kWrite) write.record(latency_ns);
+    ++requests;
+    bytes += payload_bytes;
+  }
 
   double seconds() const { return static_cast<double>(interval_ns) * 1e-9; }
   double throughput_rps() const {

@@ -250,12 +250,11 @@ TEST_CASE("timing columns: names, order, values in µs and NaN for no value", "[
     // Writes of 1..100 µs (exact below 128 ns is irrelevant here: the values are ≥ 1000 ns, so
     // the percentiles are bucket midpoints, within 1/128 of the exact nearest-rank value).
     TimingMetrics m;
-    for (uint64_t i = 1; i <= 100; ++i) {
-      m.all.record(i * 1000);
-      m.write.record(i * 1000);
-    }
-    m.requests = 100;
-    m.bytes = 100 * 4096;
+    for (uint64_t i = 1; i <= 100; ++i) m.record(OpClass::kWrite, i * 1000, 4096);
+    REQUIRE(m.requests == 100);
+    REQUIRE(m.bytes == 100 * 4096);
+    REQUIRE(m.write.count() == 100);
+    REQUIRE(m.read.count() == 0);
     m.interval_ns = 2'000'000'000;  // 2 s
     const auto cols = timing_columns(m);
     auto col = [&](const std::string& name) {
@@ -278,6 +277,25 @@ TEST_CASE("timing columns: names, order, values in µs and NaN for no value", "[
     CHECK(col("throughput_mib_s") == Approx(100.0 * 4096 / 1048576 / 2));
     CHECK(col("sim_seconds") == Approx(2.0));
   }
+}
+
+TEST_CASE("timing metrics: a request counts in all and in its class's histogram", "[des][timing]") {
+  TimingMetrics m;
+  m.record(OpClass::kOther, 5, 10);
+  m.record(OpClass::kRead, 7, 20);
+  CHECK(m.all.count() == 2);
+  CHECK(m.read.count() == 1);
+  CHECK(m.read.min_ns() == 7);
+  CHECK(m.write.count() == 0);
+  CHECK(m.requests == 2);
+  CHECK(m.bytes == 30);
+  Request r;
+  r.op = Op::kGet;
+  CHECK(op_class(r) == OpClass::kRead);
+  r.op = Op::kSet;
+  CHECK(op_class(r) == OpClass::kWrite);
+  r.op = Op::kDelete;
+  CHECK(op_class(r) == OpClass::kOther);
 }
 
 }  // namespace
