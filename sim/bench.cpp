@@ -6,6 +6,8 @@
 #include <ctime>
 #include <ostream>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 #include "devices/simflash/simflash_device.h"
 #include "engine/framework.h"
@@ -138,8 +140,21 @@ class RandomWrites {
 
 }  // namespace
 
+void DesBenchConfig::validate() const {
+  simflash_profile(profile);  // throws, listing the profiles
+  if (clients < 1 || clients > 65536) {
+    throw std::invalid_argument("bench --des: clients must be in [1, 65536], got " +
+                                std::to_string(clients));
+  }
+  if (requests == 0) throw std::invalid_argument("bench --des: requests must be ≥ 1, got 0");
+  if (!(precondition >= 0.0 && precondition <= 100.0)) {
+    throw std::invalid_argument("bench --des: precondition must be in [0, 100], got " +
+                                std::to_string(precondition));
+  }
+}
+
 int run_des_bench(const DesBenchConfig& config, std::ostream& out) {
-  if (config.clients == 0) throw std::invalid_argument("bench --des: --clients must be ≥ 1");
+  config.validate();
   const SimFlashConfig fc = simflash_profile(config.profile);
   SimFlashDevice dev(fc);
   const uint32_t page = fc.page_size_bytes;

@@ -50,13 +50,17 @@ struct DesBenchConfig {
   double precondition = 1.0;
   /// Seed of the write offsets. Default 1.
   uint64_t seed = 1;
+
+  /// Throws std::invalid_argument quoting the bad value: an unknown profile, clients outside
+  /// [1, 65536], requests = 0, precondition outside [0, 100].
+  void validate() const;
 };
 
 /// Builds the profile's device, fills it sequentially and preconditions it (functional), then
 /// runs `requests` uniform random page writes from `clients` closed-loop clients in simulated
 /// time and prints the events handled, the CPU and wall seconds of the timed run, events and
 /// requests per CPU second, and what the run simulated (throughput, WA, latency percentiles).
-/// Returns 0. Throws std::invalid_argument for an unknown profile or clients = 0.
+/// Returns 0. Throws std::invalid_argument as DesBenchConfig::validate.
 int run_des_bench(const DesBenchConfig& config, std::ostream& out);
 
 }  // namespace flashpq

@@ -343,5 +343,18 @@ TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]")
   CHECK_THAT(r.out, Contains("-o,--output"));
 }
 
+TEST_CASE("flashpq bench --des runs the timed mode; a bad profile exits 2", "[cli][des]") {
+  TempDir dir;
+  const Result r = flashpq(dir, "bench --des --profile tiny --requests 3000 --clients 4");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("3000 random page writes"));
+  CHECK_THAT(r.out, Contains("M events/s"));
+  CHECK_THAT(r.out, Contains("simulated:"));
+  const Result bad = flashpq(dir, "bench --des --profile nope");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Contains("unknown profile 'nope'"));
+  CHECK(flashpq(dir, "bench --des --clients 0").status == 2);
+}
+
 }  // namespace
 }  // namespace flashpq
