@@ -62,7 +62,9 @@
 // robin).
 //
 // Cost: jobs live in a pool indexed by 32-bit links (intrusive FIFO queues), so a steady-state
-// run allocates nothing; each page costs two events (array, transfer), an erase one per die.
+// run allocates nothing. Events: one per array command (shared by the pages of a multi-plane
+// command) and one per transfer — a host read or program ≤ 2, a GC copy ≤ 4, an erase one per
+// die; a die scans at most kGatherWindow queued jobs per command.
 #pragma once
 
 #include <cstdint>
