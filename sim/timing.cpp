@@ -1,5 +1,6 @@
 #include "sim/timing.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace flashpq {
@@ -56,6 +57,21 @@ std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& 
   out.emplace_back(names[i++], measured ? m.throughput_rps() : none);
   out.emplace_back(names[i++], measured ? m.throughput_mib_s() : none);
   out.emplace_back(names[i++], m.requests != 0 ? m.seconds() : none);
+  return out;
+}
+
+std::string latency_histogram_text(const LatencyHistogram& h) {
+  std::string out;
+  if (h.count() == 0) return out;
+  for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
+    const uint64_t n = h.bucket_count(i);
+    if (n == 0) continue;
+    const uint64_t v = std::clamp(LatencyHistogram::bucket_value_ns(i), h.min_ns(), h.max_ns());
+    if (!out.empty()) out += ' ';
+    out += std::to_string(v);
+    out += ':';
+    out += std::to_string(n);
+  }
   return out;
 }
 

@@ -131,4 +131,10 @@ const std::vector<std::string>& timing_column_names();
 /// no request was measured.
 std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m);
 
+/// The text of the `latency_histogram` column (of m.all; plots/flash.py draws latency CDFs
+/// from it): one "value_ns:count" pair per non-empty bucket, space-separated, values strictly
+/// ascending, value = the bucket's reported value clamped to the exact [min, max] (as
+/// LatencyHistogram::cdf() and percentile_ns() report it), count > 0. Empty when h is empty.
+std::string latency_histogram_text(const LatencyHistogram& h);
+
 }  // namespace flashpq

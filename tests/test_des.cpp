@@ -298,5 +298,20 @@ TEST_CASE("timing metrics: a request counts in all and in its class's histogram"
   CHECK(op_class(r) == OpClass::kOther);
 }
 
+TEST_CASE("latency_histogram text: non-empty buckets as value_ns:count, ascending",
+          "[des][timing]") {
+  LatencyHistogram h;
+  CHECK(latency_histogram_text(h).empty());
+  // 100 ns is exact (below 128); 5000 and 5001 share the bucket [4992, 5055] (width 2^12/64
+  // = 64) whose midpoint 5023 is clamped to the exact maximum 5001; in
+  // [256, 512) in buckets of 4: 300 in [300, 303], midpoint 300 + 3/2 → 301 (integer).
+  for (uint64_t v : {5000u, 100u, 5001u, 300u, 100u}) h.record(v);
+  CHECK(latency_histogram_text(h) == "100:2 301:1 5001:2");
+  // One bucket whose midpoint lies below the minimum: clamped up to it.
+  LatencyHistogram one;
+  one.record(5050);
+  CHECK(latency_histogram_text(one) == "5050:1");
+}
+
 }  // namespace
 }  // namespace flashpq
