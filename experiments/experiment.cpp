@@ -146,10 +146,9 @@ std::vector<KeySpec> build_schema() {
       {"device.channel_bandwidth_mib_s", VT::kFloat, "", "MiB/s",
        "simflash: transfer rate of one channel (0 = instant)", {}, 0, 1e9, true},
       // Timed runs (sim/timing.h): the arrival keys apply when mode is not none.
-      // "simulated" joins the enum when the cell runner drives sim/timed_runner.h.
       {"timing.mode", VT::kEnum, "none", "",
        "none = functional (counts only); simulated = discrete-event time on simflash",
-       {"none"}},
+       {"none", "simulated"}},
       {"timing.arrival", VT::kEnum, "closed_loop", "",
        "closed_loop = `clients` requests in flight; trace = the trace's timestamps x time_scale; "
        "constant or poisson = open loop at `rate`",

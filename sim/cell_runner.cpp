@@ -11,6 +11,7 @@
 #include "policies/wtinylfu.h"
 #include "sim/direct.h"
 #include "sim/replay.h"
+#include "sim/timed_runner.h"
 #include "traces/prefetch_reader.h"
 
 namespace flashpq {
@@ -98,6 +99,32 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   const bool direct = cell.framework.name == "direct";
   uint64_t replayed = 0, objects = 0, used = 0, index_bytes = 0;
   Snapshot warm, end;
+  // Simulated time (sim/timed_runner.h): the same functional steps, issued at their arrivals.
+  const bool timed = cell.timing.mode == TimingMode::kSimulated;
+  auto* flash_device = dynamic_cast<SimFlashDevice*>(device.get());
+  if (timed && flash_device == nullptr) {
+    throw std::invalid_argument("timing.mode simulated needs device simflash, not '" +
+                                cell.device.name + "'");
+  }
+  TimingMetrics timing;
+  // Replays `reader`, calling step(request, index) for each request, functional or timed, and
+  // snapshot() just before request warmup_requests (or at the end if the warm-up covers all).
+  auto drive = [&](TraceReader& reader, auto&& snapshot, auto&& step) {
+    if (!timed) return uint64_t{0};  // the functional paths below keep their batched loops
+    bool warm_taken = false;
+    const TimedRunResult r =
+        run_timed(*flash_device, cell.timing, warmup_requests, cell.seed, reader,
+                  [&](const Request& q, uint64_t i) {
+                    if (i == warmup_requests) {
+                      warm = snapshot();
+                      warm_taken = true;
+                    }
+                    step(q, i);
+                  });
+    if (!warm_taken) warm = snapshot();
+    timing = r.metrics;
+    return r.requests;
+  };
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
   // Sketches are sized by an object count, never by bytes (TinyLFU, engine/admission.h).
   const uint64_t mean_object_bytes =
@@ -114,7 +141,13 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
                       c.miss_bytes_inserted(), c.admission_rejections()};
     };
     PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
-    replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+    if (timed) {
+      replayed = drive(reader, snapshot, [&](const Request& q, uint64_t i) {
+        stats.record(q, c.access(q), i >= warmup_requests);
+      });
+    } else {
+      replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+    }
     end = snapshot();
     objects = c.object_count();
     used = c.used_bytes();
@@ -124,8 +157,22 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
     // No cache: block I/O straight to the device (sim/direct.h).
     auto snapshot = [&] { return Snapshot{{}, device->counters(), ftl_counters(*device), 0, 0}; };
     PrefetchReader reader(open_trace(cell.trace));
-    replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes, warmup_requests,
-                             direct_counted, [&] { warm = snapshot(); });
+    if (timed) {
+      const uint64_t unit = cell.framework.offset_unit_bytes;
+      replayed = drive(reader, snapshot, [&](const Request& q, uint64_t i) {
+        direct_issue(*device, q, unit, i);
+        if (i >= warmup_requests) {
+          direct_counted.requests++;
+          (q.op == Op::kGet   ? direct_counted.get_requests
+           : q.op == Op::kSet ? direct_counted.set_requests
+                              : direct_counted.delete_requests)++;
+          direct_counted.bytes_requested += q.size_bytes;
+        }
+      });
+    } else {
+      replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes,
+                               warmup_requests, direct_counted, [&] { warm = snapshot(); });
+    }
     end = snapshot();
   } else if (cell.policy.name == "wtinylfu") {
     // W-TinyLFU is a whole cache (window + SLRU main + sketch), not a priority rule.
@@ -216,9 +263,15 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(direct ? wa_ftl : wa_impl * wa_ftl),
       num(wall)};
   static_assert(std::size(metrics) == std::size(kMetricNames));
-  for (size_t i = 0; i < std::size(kMetricNames); ++i) {
-    row.push_back({kMetricNames[i], metrics[i], true});
+  // wall_seconds (last of kMetricNames) stays the last column before `error`.
+  const size_t last = std::size(kMetricNames) - 1;
+  for (size_t i = 0; i < last; ++i) row.push_back({kMetricNames[i], metrics[i], true});
+  // Timing (sim/timing.h), empty in functional runs; the same columns in every row.
+  for (const auto& [name, value] : timing_columns(timing)) {
+    row.push_back({name, timed ? num(value) : std::string(), true});
   }
+  row.push_back({"latency_histogram", timed ? latency_histogram_text(timing.all) : "", false});
+  row.push_back({kMetricNames[last], metrics[last], true});
   row.push_back({"error", "", false});
   return row;
 }
@@ -234,7 +287,12 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
        {"trace_requests", "trace_unique_objects", "trace_working_set_bytes"}) {
     row.push_back({name, "", true});
   }
-  for (const char* name : kMetricNames) row.push_back({name, "", true});
+  for (size_t i = 0; i + 1 < std::size(kMetricNames); ++i) {
+    row.push_back({kMetricNames[i], "", true});
+  }
+  for (const std::string& name : timing_column_names()) row.push_back({name, "", true});
+  row.push_back({"latency_histogram", "", false});
+  row.push_back({kMetricNames[std::size(kMetricNames) - 1], "", true});
   row.push_back({"error", error, false});
   return row;
 }

@@ -202,3 +202,84 @@ TEST_CASE("combined: naive exact LRU pays FTL write amplification, RIPQ with B =
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+// Sum of the counts of a latency_histogram column ("value_ns:count ...").
+uint64_t histogram_total(const std::string& text) {
+  uint64_t total = 0;
+  size_t pos = 0;
+  while ((pos = text.find(':', pos)) != std::string::npos) total += std::stoull(text.substr(++pos));
+  return total;
+}
+
+TEST_CASE("timed: simulated time changes no functional result and fills the timing columns",
+          "[direct]") {
+  TempDir dir;
+  const std::string device_io = dir.write("d.yaml", kDeviceIo);
+  const std::string cache = dir.write(
+      "c.yaml", "trace: {path: " + kBundled +
+                    "}\ncache: {capacity: 48MiB}\npolicy: {name: slru, segments: 3}\nwarmup: 0.2\n"
+                    "framework: {name: ripq, block_size: 1MiB}\n"
+                    "device: {name: simflash, profile: tiny, utilization: 0.9, channels: 2, "
+                    "dies_per_channel: 2, pages_per_block: 64, blocks_per_plane: 64}\n");
+  for (const std::string& file : {device_io, cache}) {
+    INFO(file);
+    const ResultRow functional = run(load_experiment(file, {}).cells[0]);
+    const ResultRow timed = run(load_experiment(
+        file, {{"timing.mode", "simulated"}, {"timing.arrival", "closed_loop"},
+               {"timing.clients", "8"}}).cells[0]);
+    REQUIRE(column(timed, "error").empty());
+    for (const char* name : {"requests", "hits", "host_bytes_written", "nand_pages_written",
+                             "gc_pages_copied", "wa_ftl", "wa_implementation"}) {
+      INFO(name);
+      CHECK(column(timed, name) == column(functional, name));
+    }
+    CHECK(column(functional, "latency_p99_us").empty());
+    CHECK(column(functional, "latency_histogram").empty());
+    CHECK(histogram_total(column(timed, "latency_histogram")) == number(timed, "requests"));
+    CHECK(number(timed, "latency_p50_us") <= number(timed, "latency_p99_us"));
+    CHECK(number(timed, "latency_p99_us") <= number(timed, "latency_p9999_us"));
+    CHECK(number(timed, "latency_p9999_us") <= number(timed, "latency_max_us"));
+    CHECK(number(timed, "throughput_rps") ==
+          Approx(number(timed, "requests") / number(timed, "sim_seconds")).epsilon(1e-9));
+  }
+  // Random 4 KiB writes at ρ = 0.9 run at the sequential rate ÷ WA (the shape of Figure 2),
+  // within 10 %, measured through the YAML path.
+  auto timed_row = [&](const char* pattern) {
+    return run(load_experiment(device_io, {{"trace.pattern", pattern},
+                                           {"timing.mode", "simulated"},
+                                           {"timing.clients", "16"}})
+                   .cells[0]);
+  };
+  const ResultRow seq = timed_row("sequential");
+  const ResultRow rnd = timed_row("uniform_random");
+  const double expected = number(seq, "throughput_mib_s") / number(rnd, "wa_ftl");
+  INFO("sequential " << column(seq, "throughput_mib_s") << " MiB/s, random "
+                     << column(rnd, "throughput_mib_s") << " MiB/s, WA " << column(rnd, "wa_ftl"));
+  CHECK(number(rnd, "throughput_mib_s") == Approx(expected).epsilon(0.10));
+}
+
+TEST_CASE("timed: keys of another arrival process or mode are errors", "[direct]") {
+  TempDir dir;
+  const std::string file = dir.write("d.yaml", kDeviceIo);
+  auto error = [&](std::vector<Override> o) {
+    try {
+      load_experiment(file, o);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error({{"timing.clients", "4"}}), Contains("timing.clients"));
+  CHECK_THAT(error({{"timing.mode", "simulated"}, {"timing.rate", "100"}}),
+             Contains("timing.rate") && Contains("constant or poisson"));
+  CHECK_THAT(error({{"timing.mode", "simulated"}, {"device.name", "null"}}),
+             Contains("device"));
+  CHECK(error({{"timing.mode", "simulated"}, {"timing.arrival", "poisson"},
+               {"timing.rate", "5000"}}) == "no error");
+}
+
+}  // namespace
+}  // namespace flashpq
