@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/latency_histogram.h"
 
@@ -93,5 +95,19 @@ struct TimingMetrics {
     return interval_ns ? static_cast<double>(bytes) / (1024.0 * 1024.0) / seconds() : 0.0;
   }
 };
+
+/// The timing columns of a results row, in order, the same for simulated and wall-clock runs:
+/// latency_p50_us, latency_p90_us, latency_p99_us, latency_p999_us, latency_p9999_us (nearest
+/// rank over every measured request, LatencyHistogram::percentile_ns, in µs), throughput_rps,
+/// throughput_mib_s, sim_seconds (the measured interval on the run's clock: simulated, or the
+/// wall clock for real devices). NaN ("no value") when nothing was measured.
+std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m);
+
+/// A latency histogram as fio's JSON output prints one (fio 3.x, stat.c show_lat_json /
+/// add_clat_percentile): {"min": ns, "max": ns, "mean": ns, "N": count, "percentile":
+/// {"1.000000": ns, …, "99.990000": ns}} over fio's default percentile list (1, 5, 10, 20,
+/// 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99). No stddev: the histogram
+/// keeps no sum of squares.
+std::string fio_latency_json(const LatencyHistogram& h);
 
 }  // namespace flashpq
