@@ -7,6 +7,7 @@
 #include "devices/block/block_device.h"
 #include "devices/block/wall_runner.h"
 #include "fmt/format.h"
+#include "sim/fio_json.h"
 
 namespace flashpq {
 

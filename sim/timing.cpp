@@ -2,14 +2,62 @@
 
 #include <cmath>
 
-#include "fmt/format.h"
-
 namespace flashpq {
 
 namespace {
 constexpr const char* kModes[] = {"none", "simulated", "wall"};
 constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisson"};
+
+// Percentile columns: suffix and fraction.
+struct Quantile {
+  const char* suffix;
+  double q;
+};
+constexpr Quantile kQuantiles[] = {{"_p50_us", 0.5},
+                                   {"_p90_us", 0.9},
+                                   {"_p99_us", 0.99},
+                                   {"_p999_us", 0.999},
+                                   {"_p9999_us", 0.9999}};
+constexpr const char* kHistograms[] = {"latency", "read_latency", "write_latency"};
 }  // namespace
+
+const std::vector<std::string>& timing_column_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const char* h : kHistograms) {
+      for (const Quantile& q : kQuantiles) n.push_back(std::string(h) + q.suffix);
+      n.push_back(std::string(h) + "_mean_us");
+      n.push_back(std::string(h) + "_max_us");
+    }
+    n.push_back("throughput_rps");
+    n.push_back("throughput_mib_s");
+    n.push_back("sim_seconds");
+    return n;
+  }();
+  return names;
+}
+
+std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m) {
+  const std::vector<std::string>& names = timing_column_names();
+  std::vector<std::pair<std::string, double>> out;
+  out.reserve(names.size());
+  const double none = std::nan("");
+  size_t i = 0;
+  for (const LatencyHistogram* h : {&m.all, &m.read, &m.write}) {
+    const bool empty = h->count() == 0;
+    for (const Quantile& q : kQuantiles) {
+      out.emplace_back(names[i++],
+                       empty ? none : static_cast<double>(h->percentile_ns(q.q)) * 1e-3);
+    }
+    out.emplace_back(names[i++], empty ? none : h->mean_ns() * 1e-3);
+    out.emplace_back(names[i++], empty ? none : static_cast<double>(h->max_ns()) * 1e-3);
+  }
+  const bool measured = m.requests != 0 && m.interval_ns != 0;
+  out.emplace_back(names[i++], measured ? m.throughput_rps() : none);
+  out.emplace_back(names[i++], measured ? m.throughput_mib_s() : none);
+  out.emplace_back(names[i++], m.requests != 0 ? m.seconds() : none);
+  return out;
+}
 
 const char* timing_mode_name(TimingMode mode) { return kModes[static_cast<int>(mode)]; }
 
@@ -29,35 +77,6 @@ ArrivalProcess parse_arrival_process(const std::string& name) {
     if (name == kArrivals[i]) return static_cast<ArrivalProcess>(i);
   throw std::invalid_argument(
       "timing.arrival must be one of closed_loop, trace, constant, poisson; got '" + name + "'");
-}
-
-std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m) {
-  const double none = std::nan("");
-  auto p = [&](double q) {
-    return m.all.count() ? static_cast<double>(m.all.percentile_ns(q)) / 1e3 : none;
-  };
-  const bool any = m.requests > 0 && m.interval_ns > 0;
-  return {{"latency_p50_us", p(0.5)},
-          {"latency_p90_us", p(0.9)},
-          {"latency_p99_us", p(0.99)},
-          {"latency_p999_us", p(0.999)},
-          {"latency_p9999_us", p(0.9999)},
-          {"throughput_rps", any ? m.throughput_rps() : none},
-          {"throughput_mib_s", any ? m.throughput_mib_s() : none},
-          {"sim_seconds", any ? m.seconds() : none}};
-}
-
-std::string fio_latency_json(const LatencyHistogram& h) {
-  static constexpr double kPercentiles[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
-                                            80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
-  std::string out = fmt::format("{{\"min\":{},\"max\":{},\"mean\":{},\"N\":{},\"percentile\":{{",
-                                h.min_ns(), h.max_ns(), h.mean_ns(), h.count());
-  for (size_t i = 0; i < std::size(kPercentiles); ++i) {
-    const double q = kPercentiles[i];
-    out +=
-        fmt::format("{}\"{:.6f}\":{}", i ? "," : "", q, h.count() ? h.percentile_ns(q / 100.0) : 0);
-  }
-  return out + "}}";
 }
 
 }  // namespace flashpq

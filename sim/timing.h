@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/request.h"
 #include "sim/latency_histogram.h"
 
 namespace flashpq {
@@ -75,6 +76,14 @@ struct TimingConfig {
   }
 };
 
+/// How a request counts in the per-operation latency histograms.
+enum class OpClass : uint8_t { kRead, kWrite, kOther };
+
+/// get → read, set → write, delete → other.
+inline OpClass op_class(const Request& r) {
+  return r.op == Op::kGet ? OpClass::kRead : r.op == Op::kSet ? OpClass::kWrite : OpClass::kOther;
+}
+
 /// What a timed run measured after the warm-up. Request latency is arrival → completion of
 /// the request's last device operation (queueing included). Histograms in ns.
 struct TimingMetrics {
@@ -87,6 +96,17 @@ struct TimingMetrics {
   /// The measured interval in ns: from the first measured arrival to the last completion.
   uint64_t interval_ns = 0;
 
+  /// Counts one measured request of class `op` that took latency_ns and carried payload_bytes:
+  /// all, plus read or write by class (other: all only), requests and bytes. The interval is
+  /// the caller's to set.
+  void record(OpClass op, uint64_t latency_ns, uint64_t payload_bytes) {
+    all.record(latency_ns);
+    if (op == OpClass::kRead) read.record(latency_ns);
+    if (op == OpClass::kWrite) write.record(latency_ns);
+    ++requests;
+    bytes += payload_bytes;
+  }
+
   double seconds() const { return static_cast<double>(interval_ns) * 1e-9; }
   double throughput_rps() const {
     return interval_ns ? static_cast<double>(requests) / seconds() : 0.0;
@@ -96,18 +116,19 @@ struct TimingMetrics {
   }
 };
 
-/// The timing columns of a results row, in order, the same for simulated and wall-clock runs:
-/// latency_p50_us, latency_p90_us, latency_p99_us, latency_p999_us, latency_p9999_us (nearest
-/// rank over every measured request, LatencyHistogram::percentile_ns, in µs), throughput_rps,
-/// throughput_mib_s, sim_seconds (the measured interval on the run's clock: simulated, or the
-/// wall clock for real devices). NaN ("no value") when nothing was measured.
-std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m);
+/// The timing columns of a results row, in this order (DESIGN.md "Results": units in the
+/// names): for each of `latency` (every request), `read_latency` and `write_latency`, the
+/// nearest-rank percentiles _p50_us, _p90_us, _p99_us, _p999_us, _p9999_us (LatencyHistogram:
+/// within 1 % of the exact value), _mean_us and _max_us (exact); then throughput_rps and
+/// throughput_mib_s (measured requests and payload MiB ÷ the measured interval) and
+/// sim_seconds (the measured interval in seconds: simulated time in the simulated mode, the
+/// monotonic clock's in the wall mode). Shared by both timed modes.
+const std::vector<std::string>& timing_column_names();
 
-/// A latency histogram as fio's JSON output prints one (fio 3.x, stat.c show_lat_json /
-/// add_clat_percentile): {"min": ns, "max": ns, "mean": ns, "N": count, "percentile":
-/// {"1.000000": ns, …, "99.990000": ns}} over fio's default percentile list (1, 5, 10, 20,
-/// 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99). No stddev: the histogram
-/// keeps no sum of squares.
-std::string fio_latency_json(const LatencyHistogram& h);
+/// The values of timing_column_names() for `m`, as (name, value) pairs in that order. NaN means
+/// "no value" (the results writer leaves it empty): the latency columns of a histogram with no
+/// request (e.g. read_latency_* when nothing was read) and the throughputs and sim_seconds when
+/// no request was measured.
+std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m);
 
 }  // namespace flashpq

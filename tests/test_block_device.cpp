@@ -18,6 +18,7 @@
 #include "devices/block/block_device.h"
 #include "devices/block/crc32c.h"
 #include "devices/block/wall_runner.h"
+#include "sim/fio_json.h"
 #include "sim/timing.h"
 #include "test_util.h"
 
@@ -503,33 +504,7 @@ TEST_CASE("run_wall: max_seconds stops an endless source; the warm-up is not mea
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timing columns and fio's JSON names
-
-TEST_CASE("timing_columns: percentiles in µs, throughput and seconds from the metrics",
-          "[block][timing]") {
-  TimingMetrics m;
-  for (uint64_t v = 1; v <= 1000; ++v) m.all.record(v * 1000);  // 1 µs … 1 ms
-  m.requests = 1000;
-  m.bytes = 1000 * 4096;
-  m.interval_ns = 2'000'000'000;
-  const auto cols = timing_columns(m);
-  std::vector<std::string> names;
-  for (const auto& [n, v] : cols) names.push_back(n);
-  CHECK(names == std::vector<std::string>{"latency_p50_us", "latency_p90_us", "latency_p99_us",
-                                          "latency_p999_us", "latency_p9999_us", "throughput_rps",
-                                          "throughput_mib_s", "sim_seconds"});
-  // Nearest rank: p50 is the 500th value, 500 µs, within the histogram's 1/128.
-  CHECK(cols[0].second == Approx(500).epsilon(1.0 / 128));
-  CHECK(cols[1].second == Approx(900).epsilon(1.0 / 128));
-  CHECK(cols[2].second == Approx(990).epsilon(1.0 / 128));
-  CHECK(cols[3].second == Approx(999).epsilon(1.0 / 128));
-  CHECK(cols[4].second == 1000);  // rank 1000 of 1000: the exact maximum
-  CHECK(cols[5].second == 500);   // 1000 requests / 2 s
-  CHECK(cols[6].second == Approx(1000 * 4096 / 2.0 / 1048576));
-  CHECK(cols[7].second == 2);
-  const auto empty = timing_columns(TimingMetrics{});
-  for (const auto& [n, v] : empty) CHECK(std::isnan(v));
-}
+// fio's JSON names
 
 TEST_CASE("fio_latency_json uses fio's names and percentile keys", "[block][timing]") {
   LatencyHistogram h;

@@ -210,13 +210,11 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
   };
   auto record = [&](uint64_t arrival_ns, uint64_t submit_ns, uint64_t done_ns, BlockIo::Kind k,
                     uint64_t bytes) {
-    const uint64_t lat = done_ns - arrival_ns;
-    m.all.record(lat);
-    if (k == BlockIo::kRead) m.read.record(lat);
-    if (k == BlockIo::kWrite) m.write.record(lat);
+    m.record(k == BlockIo::kRead    ? OpClass::kRead
+             : k == BlockIo::kWrite ? OpClass::kWrite
+                                    : OpClass::kOther,
+             done_ns - arrival_ns, bytes);
     out.clat.record(done_ns - submit_ns);
-    m.requests++;
-    m.bytes += bytes;
     first_measured_arrival = std::min(first_measured_arrival, arrival_ns);
     last_measured_completion = std::max(last_measured_completion, done_ns);
   };
