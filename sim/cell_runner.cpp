@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "policies/wtinylfu.h"
+#include "sim/block_cell.h"
 #include "sim/direct.h"
 #include "sim/replay.h"
 #include "traces/prefetch_reader.h"
@@ -93,6 +94,9 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
                  cell.warmup * static_cast<double>(summary.requests - std::min(fill, summary.requests))));
 
   auto device = make_device(cell.device);
+  // block: wall-clock timing, device columns (sim/block_cell.h); null on other devices.
+  auto* const block_device = dynamic_cast<BlockDevice*>(device.get());
+  BlockCellMetrics block_metrics;
   HitStats stats;
   HitCounters direct_counted;  // framework direct: requests, reads, writes, trims, bytes
   const bool direct = cell.framework.name == "direct";
@@ -114,7 +118,14 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
                       c.miss_bytes_inserted(), c.admission_rejections()};
     };
     PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
-    replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+    if (block_device) {
+      WallTimedCache timed(c, warmup_requests, block_metrics.timing);
+      block_device->begin_nvme_measurement();
+      replayed = replay_stream(timed, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+      block_metrics.nvme = block_device->end_nvme_measurement();
+    } else {
+      replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+    }
     end = snapshot();
     objects = c.object_count();
     used = c.used_bytes();
@@ -123,9 +134,15 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   if (direct) {
     // No cache: block I/O straight to the device (sim/direct.h).
     auto snapshot = [&] { return Snapshot{{}, device->counters(), ftl_counters(*device), 0, 0}; };
-    PrefetchReader reader(open_trace(cell.trace));
-    replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes, warmup_requests,
-                             direct_counted, [&] { warm = snapshot(); });
+    if (block_device) {  // asynchronous, on the wall clock
+      replayed = replay_direct_wall(
+          *block_device, cell, warmup_requests, direct_counted, [&] { warm = snapshot(); },
+          block_metrics);
+    } else {
+      PrefetchReader reader(open_trace(cell.trace));
+      replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes, warmup_requests,
+                               direct_counted, [&] { warm = snapshot(); });
+    }
     end = snapshot();
   } else if (cell.policy.name == "wtinylfu") {
     // W-TinyLFU is a whole cache (window + SLRU main + sketch), not a priority rule.
@@ -216,7 +233,13 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(direct ? wa_ftl : wa_impl * wa_ftl),
       num(wall)};
   static_assert(std::size(metrics) == std::size(kMetricNames));
+  // The block device's columns go just before wall_seconds, the last metric.
   for (size_t i = 0; i < std::size(kMetricNames); ++i) {
+    if (i + 1 == std::size(kMetricNames)) {
+      for (Column& col : block_columns(block_device, block_device ? &block_metrics : nullptr)) {
+        row.push_back(std::move(col));
+      }
+    }
     row.push_back({kMetricNames[i], metrics[i], true});
   }
   row.push_back({"error", "", false});
@@ -234,7 +257,12 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
        {"trace_requests", "trace_unique_objects", "trace_working_set_bytes"}) {
     row.push_back({name, "", true});
   }
-  for (const char* name : kMetricNames) row.push_back({name, "", true});
+  for (size_t i = 0; i < std::size(kMetricNames); ++i) {
+    if (i + 1 == std::size(kMetricNames)) {
+      for (Column& col : block_columns(nullptr, nullptr)) row.push_back(std::move(col));
+    }
+    row.push_back({kMetricNames[i], "", true});
+  }
   row.push_back({"error", error, false});
   return row;
 }

@@ -157,9 +157,12 @@ void sleep_until_ns(uint64_t t_ns);
 /// a bad request or timing config, std::system_error for an I/O error, VerifyError for a
 /// verify mismatch (I/O in flight is drained first).
 /// REQUIRES: no I/O of dev in flight; called from the thread that created dev.
-template <class Source>
+/// on_warmup_end() is called once, just before request warmup_requests is issued (after the
+/// last one when the warm-up covers them all), so the caller can snapshot counters there.
+template <class Source, class OnWarmupEnd>
 WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source,
-                    uint64_t warmup_requests, const WallOptions& options = {}) {
+                    uint64_t warmup_requests, const WallOptions& options,
+                    OnWarmupEnd&& on_warmup_end) {
   timing.validate();
   if (options.offset_unit_bytes == 0) {
     throw std::invalid_argument("framework.offset_unit: expected at least 1 byte, found 0");
@@ -268,6 +271,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
         if (serial && dev.in_flight() > 0) break;
         if (closed) ready.pop_front();
         const bool measured = index >= warmup_requests;
+        if (index == warmup_requests) on_warmup_end();
         ++index;
         have = false;
         out.requests_issued++;
@@ -352,8 +356,16 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
     }
     throw;
   }
+  if (index <= warmup_requests) on_warmup_end();  // the warm-up covered every request
   if (m.requests > 0) m.interval_ns = last_measured_completion - first_measured_arrival;
   return out;
+}
+
+/// As above, without a warm-up callback.
+template <class Source>
+WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source,
+                    uint64_t warmup_requests, const WallOptions& options = {}) {
+  return run_wall(dev, timing, source, warmup_requests, options, [] {});
 }
 
 /// run_wall over a span of requests, all validated before the first I/O.
