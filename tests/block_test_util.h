@@ -86,11 +86,14 @@ inline std::string make_sparse_file(const std::filesystem::path& path, uint64_t 
 /// A loop device over a file (losetup -f --show), detached on destruction.
 class LoopDevice {
  public:
-  /// `sector_size` 0 = the default (512); `partscan` creates /dev/loopNpK for partitions.
-  explicit LoopDevice(const std::string& file, uint32_t sector_size = 0, bool partscan = false) {
+  /// `sector_size` 0 = the default (512); `partscan` creates /dev/loopNpK for partitions;
+  /// `read_only` attaches it read-only.
+  explicit LoopDevice(const std::string& file, uint32_t sector_size = 0, bool partscan = false,
+                      bool read_only = false) {
     std::string cmd = "losetup -f --show";
     if (sector_size) cmd += " --sector-size " + std::to_string(sector_size);
     if (partscan) cmd += " -P";
+    if (read_only) cmd += " -r";
     path_ = shell_output(cmd + " '" + file + "'");
     REQUIRE(path_.rfind("/dev/loop", 0) == 0);
   }

@@ -392,6 +392,15 @@ TEST_CASE("loop device carrying a filesystem (not mounted): refused, then forced
   CHECK(testing::read_bytes(backing, 0, 1 << 20) != before);
 }
 
+TEST_CASE("a read-only loop device is refused", "[block][root]") {
+  FLASHPQ_REQUIRE_LOOP_DEVICES();
+  TempDir dir(scratch_dir());
+  const std::string backing = testing::make_sparse_file(dir.file("backing.img"), 8 << 20);
+  testing::LoopDevice loop(backing, 0, false, true);
+  CHECK(inspect_device(loop.path()).geometry.read_only);
+  CHECK_THROWS_WITH(BlockDevice(block_config(loop.path(), 0)), Contains("read-only"));
+}
+
 TEST_CASE("a file backing a loop device is refused", "[block][root]") {
   FLASHPQ_REQUIRE_LOOP_DEVICES();
   TempDir dir(scratch_dir());
