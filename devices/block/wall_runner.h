@@ -30,7 +30,6 @@
 #include <time.h>
 
 #include <cstdint>
-#include <deque>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -149,6 +148,29 @@ class OpenArrivals {
 
 void sleep_until_ns(uint64_t t_ns);
 
+/// A FIFO of at most `capacity` values in a fixed array.
+class Ring {
+ public:
+  explicit Ring(uint32_t capacity) : v_(capacity) {}
+  bool empty() const { return n_ == 0; }
+  uint64_t front() const { return v_[head_]; }
+  void pop_front() {
+    head_ = head_ + 1 == v_.size() ? 0 : head_ + 1;
+    --n_;
+  }
+  /// REQUIRES: fewer than capacity values.
+  void push_back(uint64_t x) {
+    size_t i = head_ + n_;
+    if (i >= v_.size()) i -= v_.size();
+    v_[i] = x;
+    ++n_;
+  }
+
+ private:
+  std::vector<uint64_t> v_;
+  size_t head_ = 0, n_ = 0;
+};
+
 }  // namespace detail
 
 /// Runs `source` (anything with `bool next(Request&)`) on `dev` under `timing`'s arrival
@@ -191,7 +213,9 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
   const uint64_t t0 = monotonic_ns();
   const uint64_t deadline =
       options.max_seconds > 0 ? t0 + static_cast<uint64_t>(options.max_seconds * 1e9) : UINT64_MAX;
-  std::deque<uint64_t> ready;  // closed loop: when each idle client issues its next request
+  // Closed loop: when each idle client issues its next request, oldest first (at most
+  // `clients` of them: a fixed ring, no allocation per request).
+  detail::Ring ready(timing.clients);
   for (uint32_t c = 0; c < timing.clients; ++c) ready.push_back(t0);
   uint64_t first_measured_arrival = UINT64_MAX, last_measured_completion = 0;
 
