@@ -1,5 +1,6 @@
 #include "sim/block_cell.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -51,9 +52,24 @@ std::string num(double v) {
   return std::isnan(v) ? std::string() : fmt::format("{}", v);
 }
 
+// plots/flash.py's `latency_histogram`: "value_ns:count" per non-empty bucket, ascending, the
+// value being the bucket's reported latency (LatencyHistogram: midpoint, clamped to the exact
+// minimum and maximum).
+std::string histogram_text(const LatencyHistogram& h) {
+  std::string out;
+  for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
+    const uint64_t n = h.bucket_count(i);
+    if (n == 0) continue;
+    const uint64_t v = std::clamp(LatencyHistogram::bucket_value_ns(i), h.min_ns(), h.max_ns());
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", v, n);
+  }
+  return out;
+}
+
 }  // namespace
 
 TimingConfig block_timing(const CellConfig& cell) {
+  if (cell.timing.mode == TimingMode::kWall) return cell.timing;
   TimingConfig t;
   t.mode = TimingMode::kWall;
   t.arrival = ArrivalProcess::kClosedLoop;
@@ -100,6 +116,7 @@ std::vector<std::string> block_column_names() {
                                     "nvme_media_bytes_written",
                                     "wa_device"};
   for (const auto& n : timing_column_names()) names.push_back(n);
+  names.emplace_back("latency_histogram");
   for (const char* n : {"iops", "bw_bytes", "clat_ns", "lat_ns"}) names.emplace_back(n);
   return names;
 }
@@ -125,6 +142,7 @@ std::vector<Column> block_columns(const BlockDevice* d, const BlockCellMetrics* 
   } else {
     for (size_t i = 0; i < timing_column_names().size(); ++i) add("", true);
   }
+  add(m && m->timing.all.count() ? histogram_text(m->timing.all) : "", false);
   const bool measured = m && m->timing.requests > 0 && m->timing.interval_ns > 0;
   add(measured ? num(m->timing.throughput_rps()) : "", true);
   add(measured ? num(m->timing.throughput_mib_s() * 1024 * 1024) : "", true);

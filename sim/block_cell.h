@@ -27,9 +27,9 @@ struct BlockCellMetrics {
   NvmeWriteDelta nvme;
 };
 
-/// The arrival process of framework direct on a block device: closed loop with as many
-/// clients as device.queue_depth (fio's iodepth), until the timing section is part of the
-/// experiment schema.
+/// The arrival process of framework direct on a block device: the timing section's with
+/// timing.mode wall; otherwise (none: a real device is timed anyway) closed loop with as many
+/// clients as device.queue_depth, fio's iodepth.
 TimingConfig block_timing(const CellConfig& cell);
 
 /// Framework direct on a block device: checks every request of the trace first (aligned,
@@ -76,7 +76,8 @@ class WallTimedCache {
 /// The block columns of a row, in order: block_engine, block_o_direct, block_notes,
 /// block_logical_block_bytes, verify_blocks_checked, verify_blocks_unchecked,
 /// nvme_host_bytes_written, nvme_media_bytes_written, wa_device, the timing columns
-/// (timing_column_names()), and fio's names: iops, bw_bytes, clat_ns, lat_ns (the last two
+/// (timing_column_names()), latency_histogram (plots/flash.py's "value_ns:count" pairs of
+/// every measured request's latency), and fio's names: iops, bw_bytes, clat_ns, lat_ns (the last two
 /// JSON objects, fio_latency_json). Empty when `device` is null (another device), and the
 /// timing ones when `metrics` is null.
 std::vector<Column> block_columns(const BlockDevice* device, const BlockCellMetrics* metrics);

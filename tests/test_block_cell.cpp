@@ -222,5 +222,31 @@ TEST_CASE(
   for (size_t i = 0; i < ok.size(); ++i) CHECK(ok[i].name == failed[i].name);
 }
 
+TEST_CASE(
+    "experiments/sim_vs_real*.yaml: each cell runs on simflash and on a block file of "
+    "the same exported capacity, everything else equal",
+    "[block][cell]") {
+  for (const char* name : {"sim_vs_real.yaml", "sim_vs_real_io.yaml"}) {
+    INFO(name);
+    const Experiment ex =
+        load_experiment(std::string(FLASHPQ_SOURCE_DIR) + "/experiments/" + name, {});
+    REQUIRE(ex.cells.size() == 8);
+    for (size_t i = 0; i < ex.cells.size(); i += 2) {
+      const CellConfig& sim = ex.cells[i];
+      const CellConfig& real = ex.cells[i + 1];
+      CHECK(sim.device.name == "simflash");
+      CHECK(real.device.name == "block");
+      CHECK(real.device.block.capacity_bytes == sim.device.simflash.exported_bytes());
+      REQUIRE(sim.parameters.size() == real.parameters.size());
+      for (size_t k = 0; k < sim.parameters.size(); ++k) {
+        const std::string& key = sim.parameters[k].first;
+        if (key.rfind("device.", 0) == 0) continue;
+        INFO(key);
+        CHECK(sim.parameters[k].second == real.parameters[k].second);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flashpq
