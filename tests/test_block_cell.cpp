@@ -223,6 +223,41 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "timing.mode wall: on device block only; a cache has one client; direct follows the "
+    "arrival process",
+    "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string direct =
+      dir.write("d.yaml",
+                "trace: {format: generator, generator: device_io, op: read, io_size: 4KiB, "
+                "requests: 200, fill: false}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dev +
+                    ", capacity: 1MiB}\n"
+                    "timing: {mode: wall, arrival: constant, rate: 20000}\n");
+  const Experiment ex = load_experiment(direct, {});
+  CHECK(ex.cells[0].timing.mode == TimingMode::kWall);
+  const ResultRow row = run(ex.cells[0]);
+  REQUIRE(column(row, "error").empty());
+  CHECK(number(row, "requests") == 200);
+  // 200 arrivals 50 µs apart: the measured interval spans at least 199 gaps.
+  CHECK(number(row, "sim_seconds") >= 199 * 50e-6);
+  const std::string on_null =
+      dir.write("n.yaml", "trace: {path: " + kBundled + "}\ntiming: {mode: wall}\n");
+  CHECK_THAT(config_error(on_null), Contains("device block for wall-clock time"));
+  const std::string cache = dir.write("c.yaml", "trace: {path: " + kBundled +
+                                                    "}\ncache: {capacity: 1MiB}\n"
+                                                    "framework: {name: ripq, block_size: 64KiB}\n"
+                                                    "device: {name: block, path: " +
+                                                    dev +
+                                                    ", capacity: 2MiB}\n"
+                                                    "timing: {mode: wall, clients: 4}\n");
+  CHECK_THAT(config_error(cache), Contains("timing.clients") && Contains("1 client"));
+  CHECK(config_error(cache, {{"timing.clients", "1"}}) == "no error");
+}
+
+TEST_CASE(
     "experiments/sim_vs_real*.yaml: each cell runs on simflash and on a block file of "
     "the same exported capacity, everything else equal",
     "[block][cell]") {
