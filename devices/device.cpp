@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "devices/block/block_device.h"
 #include "devices/null_device.h"
 #include "devices/simflash/simflash_device.h"
 
@@ -21,6 +22,9 @@ const DeviceEntry kDevices[] = {
      }},
     {"simflash", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
        return std::make_unique<SimFlashDevice>(c);
+     }},
+    {"block", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
+       return std::make_unique<BlockDevice>(c);
      }},
 };
 
@@ -48,6 +52,7 @@ void DeviceConfig::validate() const {
                                 std::to_string(logical_block_bytes));
   }
   if (name == "simflash") simflash.validate();
+  if (name == "block") block.validate();
 }
 
 std::unique_ptr<Device> make_device(const DeviceConfig& config) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/block/block_config.h"
 #include "devices/simflash/simflash_config.h"
 
 namespace flashpq {
@@ -28,8 +29,9 @@ struct DeviceCounters {
 
 /// The `device:` section of an experiment.
 struct DeviceConfig {
-  /// Registered device name: "null" (counts only, unbounded) or "simflash" (the simulated
-  /// FTL and flash of devices/simflash/). Default "null".
+  /// Registered device name: "null" (counts only, unbounded), "simflash" (the simulated
+  /// FTL and flash of devices/simflash/) or "block" (a real file or block device,
+  /// devices/block/). Default "null".
   std::string name = "null";
   /// Exported capacity in bytes; 0 (default) means unbounded (the null device only).
   uint64_t capacity_bytes = 0;
@@ -39,9 +41,12 @@ struct DeviceConfig {
   /// The simflash device's geometry, capacity, GC and timings (read by "simflash" only; it
   /// sets the capacity and the logical block size itself, from these).
   SimFlashConfig simflash;
+  /// The block device's path, engine, queue depth and options (read by "block" only; it sets
+  /// the capacity and the logical block size itself, from the device it opens).
+  BlockConfig block;
 
   /// Throws std::invalid_argument quoting the bad value (unknown name, block size not a power
-  /// of two, and for simflash anything SimFlashConfig::validate() rejects).
+  /// of two, and for simflash and block anything their configs' validate() rejects).
   void validate() const;
 };
 
@@ -57,22 +62,19 @@ class Device {
   void write(uint64_t offset, uint64_t len) {
     check(offset, len, "write");
     do_write(offset, len);
-    counters_.writes++;
-    counters_.write_bytes += len;
+    count_write(len);
   }
   /// Reads `len` bytes at byte `offset`. Same checks as write.
   void read(uint64_t offset, uint64_t len) {
     check(offset, len, "read");
     do_read(offset, len);
-    counters_.reads++;
-    counters_.read_bytes += len;
+    count_read(len);
   }
   /// Discards `len` bytes at byte `offset` (TRIM). Same checks as write.
   void trim(uint64_t offset, uint64_t len) {
     check(offset, len, "trim");
     do_trim(offset, len);
-    counters_.trims++;
-    counters_.trimmed_bytes += len;
+    count_trim(len);
   }
 
   const DeviceCounters& counters() const { return counters_; }
@@ -84,12 +86,28 @@ class Device {
   Device(uint64_t capacity_bytes, uint32_t logical_block_bytes)
       : capacity_bytes_(capacity_bytes), block_bytes_(logical_block_bytes) {}
 
+  /// The checks of write/read/trim: throws std::invalid_argument naming `what`, the offset and
+  /// the length when the extent is empty, misaligned or past the capacity.
+  void check(uint64_t offset, uint64_t len, const char* what) const;
+  /// For an implementation with an I/O path besides write/read/trim (the block device's
+  /// asynchronous runner): counts an operation as those calls do.
+  void count_write(uint64_t len) {
+    counters_.writes++;
+    counters_.write_bytes += len;
+  }
+  void count_read(uint64_t len) {
+    counters_.reads++;
+    counters_.read_bytes += len;
+  }
+  void count_trim(uint64_t len) {
+    counters_.trims++;
+    counters_.trimmed_bytes += len;
+  }
+
  private:
   virtual void do_write(uint64_t offset, uint64_t len) = 0;
   virtual void do_read(uint64_t offset, uint64_t len) = 0;
   virtual void do_trim(uint64_t offset, uint64_t len) = 0;
-
-  void check(uint64_t offset, uint64_t len, const char* what) const;
 
   uint64_t capacity_bytes_;
   uint32_t block_bytes_;

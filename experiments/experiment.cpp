@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "devices/block/safety.h"
 #include "fmt/format.h"
 
 namespace flashpq {
@@ -145,10 +146,40 @@ std::vector<KeySpec> build_schema() {
        true},
       {"device.channel_bandwidth_mib_s", VT::kFloat, "", "MiB/s",
        "simflash: transfer rate of one channel (0 = instant)", {}, 0, 1e9, true},
+      // block: a real file or block device; unset keys take BlockConfig's defaults, shown
+      // resolved in the results row. Fields in devices/block/block_config.h.
+      {"device.path", VT::kPath, "", "path",
+       "block: file or block device (required; a missing file is created with device.capacity)",
+       {}, 0, 0, true},
+      {"device.capacity", VT::kSize, "", "bytes",
+       "block: bytes used from offset 0 (default: the whole device or file)", {}, 0, 0, true},
+      {"device.engine", VT::kEnum, "", "", "block: I/O engine (default io_uring)",
+       {"io_uring", "psync"}, 0, 0, true},
+      {"device.queue_depth", VT::kInt, "", "", "block: I/Os in flight at most (default 32)", {},
+       1, 4096, true},
+      {"device.max_io_size", VT::kSize, "", "bytes",
+       "block: largest single I/O, longer requests go as pieces (default 1MiB; power of two)", {},
+       0, 0, true},
+      {"device.o_direct", VT::kBool, "", "",
+       "block: O_DIRECT (default true; buffered if the filesystem refuses, said in block_notes)",
+       {}, 0, 0, true},
+      {"device.registered_buffers", VT::kBool, "", "",
+       "block: io_uring registered buffers and file (default true)", {}, 0, 0, true},
+      {"device.verify", VT::kBool, "", "",
+       "block: headers with CRC32C on every written block, checked on every read (default "
+       "false)",
+       {}, 0, 0, true},
+      {"device.discard_before_run", VT::kBool, "", "",
+       "block: discard the whole capacity before the run (default false)", {}, 0, 0, true},
+      {"device.nvme_counters", VT::kBool, "", "",
+       "block: read the NVMe drive's write counters for wa_device (default true)", {}, 0, 0,
+       true},
       // Timed runs (sim/timing.h): the arrival keys apply when mode is not none.
       {"timing.mode", VT::kEnum, "none", "",
-       "none = functional (counts only); simulated = discrete-event time on simflash",
-       {"none", "simulated"}},
+       "none = functional (counts only); simulated = discrete-event time on simflash; wall = "
+       "the wall clock on device block (which is timed anyway: with none, framework direct "
+       "keeps device.queue_depth requests in flight)",
+       {"none", "simulated", "wall"}},
       {"timing.arrival", VT::kEnum, "closed_loop", "",
        "closed_loop = `clients` requests in flight; trace = the trace's timestamps x time_scale; "
        "constant or poisson = open loop at `rate`",
@@ -641,10 +672,74 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     real("device.channel_bandwidth_mib_s", &f.channel_bandwidth_mib_s);
     f.seed = c.seed;  // the FTL's d_choices stream follows the cell seed
   }
+  // block: every key set overrides BlockConfig's default; the row shows the resolved values.
+  const std::vector<std::string> block_keys = {
+      "device.path", "device.capacity", "device.engine", "device.queue_depth",
+      "device.max_io_size", "device.o_direct", "device.registered_buffers", "device.verify",
+      "device.discard_before_run", "device.nvme_counters"};
+  const bool block = c.device.name == "block";
+  only_for(block_keys, block, "device block");
+  if (block) {
+    BlockConfig& b = c.device.block;
+    if (!is_set("device.path")) {
+      throw ConfigError(fmt::format(
+          "{}: key 'device.path' is required for device block (a file or block device)", file));
+    }
+    b.path = text("device.path");
+    if (is_set("device.capacity")) b.capacity_bytes = parse_size(text("device.capacity"));
+    if (is_set("device.engine")) b.engine = parse_io_engine(text("device.engine"));
+    if (is_set("device.queue_depth")) {
+      b.queue_depth = static_cast<uint32_t>(as_int("device.queue_depth"));
+    }
+    if (is_set("device.max_io_size")) {
+      const uint64_t m = parse_size(text("device.max_io_size"));
+      b.max_io_bytes = m > UINT32_MAX ? 0 : static_cast<uint32_t>(m);  // 0 fails validate()
+    }
+    auto flag = [&](const char* k, bool* out) {
+      if (is_set(k)) *out = as_bool(k);
+      set_parameter(k, *out ? "true" : "false");
+    };
+    flag("device.o_direct", &b.o_direct);
+    flag("device.registered_buffers", &b.registered_buffers);
+    flag("device.verify", &b.verify);
+    flag("device.discard_before_run", &b.discard_before_run);
+    flag("device.nvme_counters", &b.nvme_counters);
+    set_parameter("device.engine", io_engine_name(b.engine));
+    set_parameter("device.queue_depth", std::to_string(b.queue_depth));
+    set_parameter("device.max_io_size", std::to_string(b.max_io_bytes));
+    b.pattern_seed = c.seed;
+    // The capacity, and the logical block every request must be aligned to, read now (writing
+    // nothing) so that an impossible cell fails before anything runs. A file that does not
+    // exist yet is created at open, with device.capacity.
+    if (fs::exists(b.path)) {
+      DeviceReport probe;
+      try {
+        probe = inspect_device(b.path);
+      } catch (const std::exception& e) {
+        fail(get("device.path").where, "device.path", "a file or block device", e.what());
+      }
+      c.device.capacity_bytes = b.capacity_bytes ? b.capacity_bytes : probe.geometry.size_bytes;
+      if (probe.geometry.logical_block_bytes) {
+        c.device.logical_block_bytes = probe.geometry.logical_block_bytes;
+      }
+    } else if (b.capacity_bytes == 0) {
+      fail(get("device.path").where, "device.path",
+           "an existing file or block device (or set device.capacity to create a file)", b.path);
+    } else {
+      c.device.capacity_bytes = b.capacity_bytes;
+    }
+    set_parameter("device.capacity", std::to_string(c.device.capacity_bytes));
+    if (c.device.capacity_bytes % c.device.logical_block_bytes != 0) {
+      fail(get("device.capacity").where, "device.capacity",
+           fmt::format("a multiple of the logical block size {} B of {}",
+                       c.device.logical_block_bytes, b.path),
+           text("device.capacity"));
+    }
+  }
   // Timing: the arrival keys that apply to the chosen process; the rest show empty.
   c.timing.mode = parse_timing_mode(text("timing.mode"));
   const bool timed = c.timing.mode != TimingMode::kNone;
-  only_for({"timing.arrival"}, timed, "timed runs (timing.mode simulated)");
+  only_for({"timing.arrival"}, timed, "timed runs (timing.mode simulated or wall)");
   if (timed) {
     c.timing.arrival = parse_arrival_process(text("timing.arrival"));
     const bool closed = c.timing.arrival == ArrivalProcess::kClosedLoop;
@@ -671,9 +766,21 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
            "device simflash for simulated time (found device '" + c.device.name + "')",
            "simulated");
     }
+    if (c.timing.mode == TimingMode::kWall && !block) {
+      fail(get("timing.mode").where, "timing.mode",
+           "device block for wall-clock time (found device '" + c.device.name + "')", "wall");
+    }
+    if (c.timing.mode == TimingMode::kWall && c.framework.name != "direct" &&
+        (!closed || c.timing.clients != 1)) {
+      // A cache serves one request at a time (sim/block_cell.h WallTimedCache).
+      fail(get(closed ? "timing.clients" : "timing.arrival").where,
+           closed ? "timing.clients" : "timing.arrival",
+           "closed_loop with 1 client for a cache framework on the wall clock",
+           closed ? text("timing.clients") : text("timing.arrival"));
+    }
   } else {
     only_for({"timing.clients", "timing.think_time_us", "timing.rate", "timing.time_scale"},
-             false, "timed runs (timing.mode simulated)");
+             false, "timed runs (timing.mode simulated or wall)");
     for (const char* k : {"timing.arrival", "timing.clients", "timing.think_time_us",
                           "timing.rate", "timing.time_scale"}) {
       set_parameter(k, "");
@@ -687,6 +794,12 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       // The generator addresses the device's whole exported space.
       c.trace.device_io.span_bytes =
           simflash ? c.device.simflash.exported_bytes() : c.device.capacity_bytes;
+      if (block && c.trace.device_io.io_size_bytes % c.device.logical_block_bytes != 0) {
+        throw std::invalid_argument(fmt::format(
+            "trace.io_size: {} bytes is not a multiple of the logical block size {} B of {}: "
+            "misaligned I/O is refused, never read-modify-written",
+            c.trace.device_io.io_size_bytes, c.device.logical_block_bytes, c.device.block.path));
+      }
       c.trace.device_io.seed = c.seed;
       if (c.framework.name != "direct") {
         throw std::invalid_argument(

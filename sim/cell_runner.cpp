@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "policies/wtinylfu.h"
+#include "sim/block_cell.h"
 #include "sim/direct.h"
 #include "sim/replay.h"
 #include "sim/timed_runner.h"
@@ -94,6 +95,9 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
                  cell.warmup * static_cast<double>(summary.requests - std::min(fill, summary.requests))));
 
   auto device = make_device(cell.device);
+  // block: wall-clock timing, device columns (sim/block_cell.h); null on other devices.
+  auto* const block_device = dynamic_cast<BlockDevice*>(device.get());
+  BlockCellMetrics block_metrics;
   HitStats stats;
   HitCounters direct_counted;  // framework direct: requests, reads, writes, trims, bytes
   const bool direct = cell.framework.name == "direct";
@@ -145,6 +149,11 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       replayed = drive(reader, snapshot, [&](const Request& q, uint64_t i) {
         stats.record(q, c.access(q), i >= warmup_requests);
       });
+    } else if (block_device) {
+      WallTimedCache timed(c, warmup_requests, block_metrics.timing);
+      block_device->begin_nvme_measurement();
+      replayed = replay_stream(timed, reader, stats, warmup_requests, [&] { warm = snapshot(); });
+      block_metrics.nvme = block_device->end_nvme_measurement();
     } else {
       replayed = replay_stream(c, reader, stats, warmup_requests, [&] { warm = snapshot(); });
     }
@@ -156,8 +165,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   if (direct) {
     // No cache: block I/O straight to the device (sim/direct.h).
     auto snapshot = [&] { return Snapshot{{}, device->counters(), ftl_counters(*device), 0, 0}; };
-    PrefetchReader reader(open_trace(cell.trace));
     if (timed) {
+      PrefetchReader reader(open_trace(cell.trace));
       const uint64_t unit = cell.framework.offset_unit_bytes;
       replayed = drive(reader, snapshot, [&](const Request& q, uint64_t i) {
         direct_issue(*device, q, unit, i);
@@ -169,9 +178,14 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
           direct_counted.bytes_requested += q.size_bytes;
         }
       });
+    } else if (block_device) {  // asynchronous, on the wall clock
+      replayed = replay_direct_wall(
+          *block_device, cell, warmup_requests, direct_counted, [&] { warm = snapshot(); },
+          block_metrics);
     } else {
-      replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes,
-                               warmup_requests, direct_counted, [&] { warm = snapshot(); });
+      PrefetchReader reader(open_trace(cell.trace));
+      replayed = replay_direct(*device, reader, cell.framework.offset_unit_bytes, warmup_requests,
+                               direct_counted, [&] { warm = snapshot(); });
     }
     end = snapshot();
   } else if (cell.policy.name == "wtinylfu") {
@@ -266,11 +280,17 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   // wall_seconds (last of kMetricNames) stays the last column before `error`.
   const size_t last = std::size(kMetricNames) - 1;
   for (size_t i = 0; i < last; ++i) row.push_back({kMetricNames[i], metrics[i], true});
-  // Timing (sim/timing.h), empty in functional runs; the same columns in every row.
-  for (const auto& [name, value] : timing_columns(timing)) {
-    row.push_back({name, timed ? num(value) : std::string(), true});
+  for (Column& col : block_columns(block_device, block_device ? &block_metrics : nullptr)) {
+    row.push_back(std::move(col));
   }
-  row.push_back({"latency_histogram", timed ? latency_histogram_text(timing.all) : "", false});
+  // Timing (sim/timing.h): simulated time, or the wall clock on a block device; empty in
+  // functional runs. The same columns in every row.
+  const TimingMetrics* tm = timed                                      ? &timing
+                            : block_device && block_metrics.timing.requests ? &block_metrics.timing
+                                                                       : nullptr;
+  for (const auto& [name, value] : timing_columns(tm ? *tm : TimingMetrics{})) {
+    row.push_back({name, tm ? num(value) : std::string(), true});
+  }  row.push_back({"latency_histogram", tm ? latency_histogram_text(tm->all) : "", false});
   row.push_back({kMetricNames[last], metrics[last], true});
   row.push_back({"error", "", false});
   return row;
@@ -290,6 +310,7 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
   for (size_t i = 0; i + 1 < std::size(kMetricNames); ++i) {
     row.push_back({kMetricNames[i], "", true});
   }
+  for (Column& col : block_columns(nullptr, nullptr)) row.push_back(std::move(col));
   for (const std::string& name : timing_column_names()) row.push_back({name, "", true});
   row.push_back({"latency_histogram", "", false});
   row.push_back({kMetricNames[std::size(kMetricNames) - 1], "", true});

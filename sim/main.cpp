@@ -1,18 +1,22 @@
 // sim/main.cpp — the `flashpq` command line (CLI11).
 //
-//   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT]
+//   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--force-destroy=SERIAL]
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--segments L] [--repeat N]
 //   flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition F]
+//   flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json]
+//   flashpq device check PATH
 //
-// Exit status: 0 success; 1 some cells failed (their rows carry the error); 2 bad command line
-// or configuration (nothing ran).
+// Exit status: 0 success; 1 some cells failed (their rows carry the error), or `device check`
+// found reasons to refuse the device; 2 bad command line or configuration (nothing ran).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "devices/block/safety.h"
 #include "experiments/experiment.h"
 #include "experiments/sweep.h"
 #include "sim/bench.h"
+#include "sim/bench_device.h"
 #include "traces/trace_reader.h"
 
 using namespace flashpq;
@@ -33,7 +37,53 @@ int main(int argc, char** argv) {
                   "KEY=VALUE: replace KEY everywhere, the matrix included; a list [a,b] makes "
                   "it a matrix axis (repeatable)");
   run->add_option("-o,--output", output, "Results file (.csv, or .jsonl for JSON Lines)");
+  std::string force_destroy;
+  const char* force_help =
+      "Block devices: write the device even though it carries a filesystem or partition-table "
+      "signature; SERIAL must be its identity (WWID, serial, or canonical path for loop "
+      "devices and files), as `flashpq device check PATH` prints it. A mounted, swap or held "
+      "device is refused regardless.";
+  run->add_option("--force-destroy", force_destroy, force_help);
   run->footer(schema_help());
+
+  auto* device = app.add_subcommand("device", "Inspect block devices and files");
+  device->require_subcommand(1);
+  auto* check = device->add_subcommand(
+      "check",
+      "Print a device's identity, geometry, partitions, mounts, swap, holders and "
+      "signatures, and whether FlashPQ would write it; writes nothing (exit 1 if it "
+      "would refuse)");
+  std::string check_path;
+  check->add_option("path", check_path, "Block device or file")->required();
+
+  auto* bench_device =
+      app.add_subcommand("bench-device",
+                         "Measure the block device's I/O path on one fio-like pattern (closed "
+                         "loop, queue_depth in flight) and print IOPS, MiB/s and latency");
+  BenchDeviceConfig bd;
+  bench_device->add_option("--path", bd.block.path, "File or block device")->required();
+  bench_device->add_option("--pattern", bd.pattern, "seq_write | seq_read | rand_read | rand_write")
+      ->capture_default_str();
+  std::string bd_io_size = "4KiB", bd_size = "0", bd_engine = "io_uring";
+  bench_device->add_option("--io-size", bd_io_size, "Bytes per I/O (fio --bs)")
+      ->capture_default_str();
+  bench_device->add_option("--queue-depth", bd.block.queue_depth, "I/Os in flight (fio --iodepth)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  bench_device->add_option("--seconds", bd.seconds, "Run time (fio --runtime, time_based)")
+      ->capture_default_str();
+  bench_device
+      ->add_option("--size", bd_size,
+                   "Bytes of the device to use (fio --size); 0 = all of it; a missing "
+                   "file is created with this size")
+      ->capture_default_str();
+  bench_device->add_option("--engine", bd_engine, "io_uring | psync")->capture_default_str();
+  bench_device->add_flag("!--buffered", bd.block.o_direct, "Without O_DIRECT");
+  bench_device->add_flag("!--no-registered-buffers", bd.block.registered_buffers,
+                         "Plain READ/WRITE instead of READ_FIXED/WRITE_FIXED");
+  bench_device->add_option("--seed", bd.seed, "Seed of the random offsets")->capture_default_str();
+  bench_device->add_flag("--json", bd.json, "One JSON object with fio's names");
+  bench_device->add_option("--force-destroy", bd.block.force_destroy, force_help);
 
   auto* bench = app.add_subcommand(
       "bench",
@@ -102,6 +152,7 @@ int main(int argc, char** argv) {
         overrides.push_back({s.substr(0, eq), s.substr(eq + 1)});
       }
       Experiment ex = load_experiment(file, overrides);
+      for (CellConfig& cell : ex.cells) cell.device.block.force_destroy = force_destroy;
       const std::string out = output.empty() ? ex.output : output;
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out
                 << "\n";
@@ -114,6 +165,23 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*bench) return des ? run_des_bench(dc, std::cout) : run_bench(bc, std::cout);
+    if (*check) {
+      const DeviceReport report = inspect_device(check_path);
+      std::cout << describe_device(report);
+      return safety_refusals(report, 0, "").empty() ? 0 : 1;
+    }
+    if (*bench_device) {
+      const uint64_t io_size = parse_size(bd_io_size);
+      if (io_size == 0 || io_size > (64u << 20)) {
+        std::cerr << "flashpq bench-device: --io-size must be in [1 B, 64 MiB], found '"
+                  << bd_io_size << "'\n";
+        return 2;
+      }
+      bd.io_size = static_cast<uint32_t>(io_size);
+      bd.block.capacity_bytes = parse_size(bd_size);
+      bd.block.engine = parse_io_engine(bd_engine);
+      return run_bench_device(bd, std::cout);
+    }
   } catch (const ConfigError& e) {
     std::cerr << "flashpq: " << e.what() << "\n";
     return 2;

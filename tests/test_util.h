@@ -22,15 +22,15 @@
 
 namespace flashpq::testing {
 
-/// A fresh directory under the system temp directory, removed with everything in it on
-/// destruction.
+/// A fresh directory under `base` (default: the system temp directory), removed with
+/// everything in it on destruction.
 class TempDir {
  public:
-  TempDir() {
+  explicit TempDir(const std::filesystem::path& base = std::filesystem::temp_directory_path()) {
     std::random_device rd;  // test scaffolding only: names must not collide between runs
     const std::string name = "flashpq_test_" + std::to_string(::getpid()) + "_" +
                              std::to_string(rd()) + std::to_string(rd());
-    path_ = std::filesystem::temp_directory_path() / name;
+    path_ = base / name;
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {

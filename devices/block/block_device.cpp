@@ -1,0 +1,432 @@
+#include "devices/block/block_device.h"
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "devices/block/crc32c.h"
+#include "fmt/format.h"
+
+namespace flashpq {
+
+static_assert(std::endian::native == std::endian::little,
+              "verify headers are written in the host's byte order, little-endian");
+
+namespace {
+
+// Closes a descriptor unless released.
+class FdGuard {
+ public:
+  explicit FdGuard(int fd) : fd_(fd) {}
+  ~FdGuard() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+[[noreturn]] void throw_errno(int err, const std::string& what) {
+  throw std::system_error(err, std::generic_category(), what);
+}
+
+// xorshift64 (Marsaglia, "Xorshift RNGs", J. Stat. Softw. 8(14), 2003): the data pattern.
+inline uint64_t xorshift64(uint64_t& x) {
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return x;
+}
+
+// A non-zero state from any seed (splitmix64 finalizer).
+inline uint64_t mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z ? z : 1;
+}
+
+}  // namespace
+
+BlockDevice::Opened BlockDevice::open_and_gate(const BlockConfig& config) {
+  config.validate();
+  const std::string& path = config.path;
+  Opened o;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) throw_errno(errno, path);
+    if (config.capacity_bytes == 0) {
+      throw std::invalid_argument("device.path: '" + path +
+                                  "' does not exist; set device.capacity to create a file of "
+                                  "that size");
+    }
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw_errno(errno, "creating " + path);
+    ::close(fd);
+    if (::stat(path.c_str(), &st) != 0) throw_errno(errno, path);
+  }
+  const bool block = S_ISBLK(st.st_mode);
+  if (!block && !S_ISREG(st.st_mode)) {
+    throw std::invalid_argument("device.path: '" + path +
+                                "' is neither a regular file nor a block device");
+  }
+
+  // 1. Open and claim. O_EXCL on a block device is the kernel's exclusive claim: refused
+  //    (EBUSY) while it is mounted, used as swap, held, or claimed by another program.
+  int flags = O_RDWR | O_CLOEXEC | (block ? O_EXCL : 0);
+  o.o_direct = config.o_direct;
+  int fd = ::open(path.c_str(), flags | (o.o_direct ? O_DIRECT : 0));
+  if (fd < 0 && errno == EINVAL && o.o_direct && !block) {
+    o.o_direct = false;
+    o.notes.push_back("O_DIRECT refused by the filesystem (EINVAL): buffered I/O");
+    fd = ::open(path.c_str(), flags);
+  }
+  if (fd < 0) {
+    const int err = errno;
+    if (err == EBUSY || err == EROFS || err == EACCES || err == EPERM) {
+      std::string msg = path + ": refusing to write: ";
+      msg += err == EBUSY ? "the kernel reports it busy (mounted, swap, held by another device, "
+                            "or opened exclusively by another program)"
+                          : std::string("cannot open it for writing: ") + std::strerror(err);
+      try {
+        const DeviceReport r = inspect_device(path);
+        for (const auto& s : safety_refusals(r, 0, config.force_destroy)) msg += "\n  - " + s;
+      } catch (const std::exception& e) {
+        msg += std::string("\n  (inspection failed: ") + e.what() + ")";
+      }
+      throw SafetyError(msg);
+    }
+    throw_errno(err, "opening " + path);
+  }
+  FdGuard guard(fd);
+  if (!block && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      throw SafetyError(path +
+                        ": refusing to write: another process holds a lock on it (is "
+                        "another FlashPQ run using it?)");
+    }
+    throw_errno(errno, "locking " + path);
+  }
+
+  // 2. The gate, with the claim held.
+  o.report = inspect_device(path);
+  const DeviceGeometry& g = o.report.geometry;
+  o.capacity_bytes = config.capacity_bytes ? config.capacity_bytes : g.size_bytes;
+  enforce_safety(o.report, block ? o.capacity_bytes : 0, config.force_destroy);
+
+  // 3. Geometry.
+  o.logical_block_bytes = g.logical_block_bytes ? g.logical_block_bytes : 512;
+  if (o.capacity_bytes == 0) {
+    throw std::invalid_argument("device.capacity: '" + path +
+                                "' is empty; set device.capacity to the size to use");
+  }
+  if (o.capacity_bytes % o.logical_block_bytes != 0) {
+    throw std::invalid_argument(fmt::format(
+        "device.capacity: {} bytes is not a multiple of the logical block size {} B of {}",
+        o.capacity_bytes, o.logical_block_bytes, path));
+  }
+  if (config.max_io_bytes < o.logical_block_bytes || g.dio_mem_align > 4096) {
+    throw std::invalid_argument(fmt::format(
+        "device.max_io_size: {} bytes is smaller than the logical block size {} B of {} (or "
+        "the device needs buffers aligned to {} B > 4096)",
+        config.max_io_bytes, o.logical_block_bytes, path, g.dio_mem_align));
+  }
+  if (!block && g.size_bytes < o.capacity_bytes) {
+    // Allocated, not written: as fio's fallocate=native before its layout.
+    if (::fallocate(fd, 0, 0, static_cast<off_t>(o.capacity_bytes)) != 0) {
+      if (errno != EOPNOTSUPP) throw_errno(errno, "extending " + path);
+      if (::ftruncate(fd, static_cast<off_t>(o.capacity_bytes)) != 0) {
+        throw_errno(errno, "extending " + path);
+      }
+    }
+  }
+  o.fd = guard.release();
+  return o;
+}
+
+BlockDevice::BlockDevice(const DeviceConfig& config) : BlockDevice(config.block) {}
+
+BlockDevice::BlockDevice(const BlockConfig& config) : BlockDevice(config, open_and_gate(config)) {}
+
+BlockDevice::BlockDevice(const BlockConfig& config, Opened opened)
+    : Device(opened.capacity_bytes, opened.logical_block_bytes),
+      config_(config),
+      report_(std::move(opened.report)),
+      fd_(opened.fd),
+      o_direct_(opened.o_direct),
+      notes_(std::move(opened.notes)) {
+  try {
+    block_shift_ = static_cast<uint32_t>(std::countr_zero(logical_block_bytes()));
+    const uint32_t depth = config_.queue_depth;
+    arena_bytes_ = size_t{depth} * config_.max_io_bytes;
+    void* p = ::mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) throw_errno(errno, "allocating I/O buffers");
+    arena_ = static_cast<char*>(p);
+    // The pattern written when verify is off: pseudo-random, so a compressing or
+    // deduplicating drive cannot shrink it (fio's default buffers are random too).
+    uint64_t x = mix(config_.pattern_seed);
+    for (size_t i = 0; i + 8 <= arena_bytes_; i += 8) {
+      const uint64_t w = xorshift64(x);
+      std::memcpy(arena_ + i, &w, 8);
+    }
+    slots_.resize(depth);
+    iovecs_.resize(depth);
+    free_slots_.reserve(depth);
+    for (uint32_t i = 0; i < depth; ++i) {
+      slots_[i].buf = arena_ + size_t{i} * config_.max_io_bytes;
+      iovecs_[i] = {slots_[i].buf, config_.max_io_bytes};
+      free_slots_.push_back(depth - 1 - i);  // slot 0 first
+    }
+    if (config_.verify) generation_.assign(capacity_bytes() >> block_shift_, 0);
+    setup_engine();
+    if (config_.discard_before_run) discard_extent(0, capacity_bytes());
+  } catch (...) {
+    uring_.reset();
+    if (arena_) ::munmap(arena_, arena_bytes_);
+    ::close(fd_);
+    throw;
+  }
+}
+
+BlockDevice::~BlockDevice() {
+  drain();
+  uring_.reset();
+  psync_.reset();
+  if (arena_) ::munmap(arena_, arena_bytes_);
+  if (fd_ >= 0) ::close(fd_);  // releases the O_EXCL claim and the flock
+}
+
+void BlockDevice::setup_engine() {
+  engine_kind_ = config_.engine;
+  if (engine_kind_ == IoEngineKind::kIoUring) {
+    try {
+      uring_ = std::make_unique<UringEngine>(fd_, config_.queue_depth, iovecs_,
+                                             config_.registered_buffers);
+      for (const auto& n : uring_->notes()) notes_.push_back(n);
+      return;
+    } catch (const std::system_error& e) {
+      notes_.push_back(std::string("io_uring unavailable (") + e.what() + "): psync");
+      engine_kind_ = IoEngineKind::kPsync;
+    }
+  }
+  psync_ = std::make_unique<PsyncEngine>(fd_, config_.queue_depth);
+}
+
+std::string BlockDevice::notes_text() const {
+  std::string out;
+  for (const auto& n : notes_) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+void BlockDevice::start(uint32_t slot, bool write, uint64_t offset, uint32_t len) {
+  Slot& s = slots_[slot];
+  s.offset = offset;
+  s.len = len;
+  s.done = 0;
+  s.write = write;
+  if (write && config_.verify) fill_verified(s);
+  if (uring_)
+    uring_->prep(slot, write, s.buf, len, offset);
+  else
+    psync_->prep(slot, write, s.buf, len, offset);
+}
+
+bool BlockDevice::complete(uint32_t slot, int res) {
+  Slot& s = slots_[slot];
+  if (res <= 0) {
+    if (!pending_error_) {
+      const std::string what =
+          fmt::format("{} of {} bytes at offset {} of {}", s.write ? "write" : "read",
+                      s.len - s.done, s.offset + s.done, config_.path);
+      pending_error_ =
+          res < 0 ? std::make_exception_ptr(std::system_error(-res, std::generic_category(), what))
+                  : std::make_exception_ptr(std::runtime_error(
+                        what + ": transferred 0 bytes (end of the file or device)"));
+    }
+    free_slots_.push_back(slot);
+    return false;
+  }
+  s.done += static_cast<uint32_t>(res);
+  if (s.done < s.len) {  // short transfer: the rest, from where it stopped
+    if (uring_)
+      uring_->prep(slot, s.write, s.buf + s.done, s.len - s.done, s.offset + s.done);
+    else
+      psync_->prep(slot, s.write, s.buf + s.done, s.len - s.done, s.offset + s.done);
+    return false;
+  }
+  if (!s.write && config_.verify) {
+    try {
+      check_verified(s);
+    } catch (...) {
+      if (!pending_error_) pending_error_ = std::current_exception();
+    }
+  }
+  return true;
+}
+
+void BlockDevice::rethrow_pending() {
+  std::exception_ptr e = std::exchange(pending_error_, nullptr);
+  std::rethrow_exception(e);
+}
+
+void BlockDevice::fill_verified(Slot& s) {
+  if (next_generation_ > UINT32_MAX) {
+    throw std::runtime_error("verify: more than 2^32 - 1 writes in one run");
+  }
+  const uint64_t gen = next_generation_++;
+  const uint32_t lbs = logical_block_bytes();
+  for (uint32_t b = 0; b < s.len; b += lbs) {
+    char* blk = s.buf + b;
+    const uint64_t off = s.offset + b;
+    uint64_t x = mix(off ^ (gen << 40) ^ gen);
+    for (uint32_t i = sizeof(VerifyHeader); i + 8 <= lbs; i += 8) {
+      const uint64_t w = xorshift64(x);
+      std::memcpy(blk + i, &w, 8);
+    }
+    const VerifyHeader h{kVerifyMagic, off, gen,
+                         crc32c(blk + sizeof(VerifyHeader), lbs - sizeof(VerifyHeader)), 0};
+    std::memcpy(blk, &h, sizeof h);
+    generation_[off >> block_shift_] = static_cast<uint32_t>(gen);
+  }
+}
+
+void BlockDevice::check_verified(const Slot& s) {
+  const uint32_t lbs = logical_block_bytes();
+  for (uint32_t b = 0; b < s.len; b += lbs) {
+    const char* blk = s.buf + b;
+    const uint64_t off = s.offset + b;
+    const uint32_t expected = generation_[off >> block_shift_];
+    if (expected == 0) {
+      ++verify_.blocks_unchecked;
+      continue;
+    }
+    VerifyHeader h;
+    std::memcpy(&h, blk, sizeof h);
+    const uint32_t crc = crc32c(blk + sizeof(VerifyHeader), lbs - sizeof(VerifyHeader));
+    std::string what;
+    if (h.magic != kVerifyMagic) {
+      what = fmt::format("magic {:#018x} instead of {:#018x}", h.magic, kVerifyMagic);
+    } else if (h.offset != off) {
+      what = fmt::format("header names offset {}", h.offset);
+    } else if (h.generation != expected) {
+      what = fmt::format("generation {} instead of {} (a stale or lost write)", h.generation,
+                         expected);
+    } else if (h.zero != 0) {
+      what = fmt::format("reserved header bytes {:#010x} instead of 0", h.zero);
+    } else if (h.payload_crc32c != crc) {
+      what = fmt::format("payload CRC32C {:#010x}, header says {:#010x}", crc, h.payload_crc32c);
+    }
+    if (!what.empty()) {
+      throw VerifyError(fmt::format("verify: {}: block of {} bytes at offset {} differs from what "
+                                    "FlashPQ last wrote there: {}",
+                                    config_.path, lbs, off, what),
+                        off);
+    }
+    ++verify_.blocks_checked;
+  }
+}
+
+void BlockDevice::transfer(bool write, uint64_t offset, uint64_t len) {
+  const uint64_t end = offset + len;
+  uint64_t next = offset;
+  uint32_t mine = 0;
+  try {
+    while (next < end || mine > 0) {
+      while (next < end) {
+        const uint32_t slot = acquire_slot();
+        if (slot == UINT32_MAX) break;
+        const auto piece =
+            static_cast<uint32_t>(std::min<uint64_t>(config_.max_io_bytes, end - next));
+        start(slot, write, next, piece);
+        next += piece;
+        ++mine;
+      }
+      submit_and_wait(1, -1);
+      reap([&](uint32_t) { --mine; });
+    }
+  } catch (...) {
+    drain();
+    throw;
+  }
+}
+
+void BlockDevice::discard_extent(uint64_t offset, uint64_t len) {
+  if (discard_supported_ && report_.identity.block_device &&
+      report_.geometry.discard_max_bytes == 0) {
+    discard_supported_ = false;
+    notes_.push_back(
+        "discard not supported by the device (queue/discard_max_bytes = 0): "
+        "trims not issued");
+  }
+  if (!discard_supported_) {
+    ++discards_skipped_;
+    return;
+  }
+  int r;
+  if (report_.identity.block_device) {
+    uint64_t range[2] = {offset, len};
+    r = ::ioctl(fd_, BLKDISCARD, range);
+  } else {
+    r = ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                    static_cast<off_t>(len));
+  }
+  if (r != 0) {
+    const int err = errno;
+    if (err == EOPNOTSUPP || err == ENOTTY) {
+      discard_supported_ = false;
+      notes_.push_back(std::string("discard refused (") + std::strerror(err) +
+                       "): trims not issued");
+      ++discards_skipped_;
+      return;
+    }
+    throw_errno(err,
+                fmt::format("discarding {} bytes at offset {} of {}", len, offset, config_.path));
+  }
+  if (config_.verify) {  // the content is undefined now
+    std::fill(generation_.begin() + static_cast<ptrdiff_t>(offset >> block_shift_),
+              generation_.begin() + static_cast<ptrdiff_t>((offset + len) >> block_shift_), 0u);
+  }
+}
+
+void BlockDevice::drain() noexcept {
+  while (in_flight() > 0) {
+    try {
+      submit_and_wait(1, -1);
+    } catch (...) {
+      break;  // cannot wait: the ring's teardown cancels what is left
+    }
+    try {
+      reap([](uint32_t) {});
+    } catch (...) {
+      // An I/O error or a verify mismatch of an abandoned I/O: keep draining.
+    }
+  }
+  pending_error_ = nullptr;
+}
+
+void BlockDevice::begin_nvme_measurement() {
+  if (!config_.nvme_counters || report_.nvme_namespace.empty()) return;
+  nvme_before_ = snapshot_nvme(report_.nvme_namespace, shell_command_runner());
+}
+
+NvmeWriteDelta BlockDevice::end_nvme_measurement() {
+  if (!nvme_before_) return {};
+  const NvmeSnapshot after = snapshot_nvme(report_.nvme_namespace, shell_command_runner());
+  return nvme_delta(*std::exchange(nvme_before_, std::nullopt), after);
+}
+
+}  // namespace flashpq

@@ -1,0 +1,287 @@
+// tests/test_block_cell.cpp — the block device in YAML experiments: the device.* keys, errors
+// before anything runs (keys that do not apply, missing path, misaligned generator I/O), the
+// direct framework through the wall-clock runner (verify counts and fio's names checked
+// against the workload's own arithmetic), and a cache framework whose hit ratio and host
+// writes on a real file equal those on the null device (the device must not change the
+// cache's decisions).
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+
+#include "block_test_util.h"
+#include "devices/block/safety.h"
+#include "experiments/experiment.h"
+#include "experiments/sweep.h"
+#include "sim/cell_runner.h"
+#include "test_util.h"
+#include "traces/trace_summary.h"
+
+namespace flashpq {
+namespace {
+
+using Catch::Contains;
+using testing::scratch_dir;
+using testing::TempDir;
+
+const std::string kBundled = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
+
+std::string column(const ResultRow& row, const std::string& name) {
+  for (const auto& c : row) {
+    if (c.name == name) return c.text;
+  }
+  FAIL("no column " << name);
+  return "";
+}
+double number(const ResultRow& row, const std::string& name) {
+  const std::string t = column(row, name);
+  INFO(name << " = '" << t << "'");
+  REQUIRE(!t.empty());
+  return std::stod(t);
+}
+std::string param(const CellConfig& c, const std::string& key) {
+  for (const auto& [k, v] : c.parameters) {
+    if (k == key) return v;
+  }
+  return "<absent>";
+}
+ResultRow run(const CellConfig& cell) {
+  return run_cell(cell, summarize_trace(cell.trace));
+}
+
+std::string config_error(const std::string& file, std::vector<Override> o = {}) {
+  try {
+    load_experiment(file, o);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST_CASE("block keys: resolved in the row; errors before anything runs", "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string file =
+      dir.write("b.yaml",
+                "trace: {format: generator, generator: device_io, op: read, io_size: 16KiB, "
+                "requests: 100}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dev + ", capacity: 8MiB, queue_depth: 16}\n");
+  const Experiment ex = load_experiment(file, {});
+  const CellConfig& c = ex.cells[0];
+  CHECK(c.device.block.path == dev);
+  CHECK(c.device.block.capacity_bytes == 8 << 20);
+  CHECK(c.device.block.queue_depth == 16);
+  CHECK(param(c, "device.engine") == "io_uring");
+  CHECK(param(c, "device.verify") == "false");
+  CHECK(param(c, "device.max_io_size") == "1048576");
+  CHECK(param(c, "device.capacity") == "8388608");
+  CHECK(param(c, "device.profile").empty());
+  CHECK(c.trace.device_io.span_bytes == 8 << 20);
+  CHECK(!std::filesystem::exists(dev));  // loading writes nothing
+
+  CHECK_THAT(config_error(file, {{"device.name", "null"}}),
+             Contains("device.path") && Contains("device block only"));
+  CHECK_THAT(config_error(file, {{"device.profile", "tiny"}}), Contains("device simflash only"));
+  CHECK_THAT(config_error(file, {{"device.engine", "libaio"}}), Contains("io_uring, psync"));
+  CHECK_THAT(config_error(file, {{"device.queue_depth", "0"}}), Contains("device.queue_depth"));
+  CHECK_THAT(config_error(file, {{"device.max_io_size", "3000"}}), Contains("3000"));
+  CHECK_THAT(config_error(file, {{"device.capacity", "0"}}), Contains("device.capacity"));
+  const std::string nopath =
+      dir.write("n.yaml",
+                "trace: {format: generator, generator: device_io}\nframework: {name: direct}\n"
+                "device: {name: block}\n");
+  CHECK_THAT(config_error(nopath), Contains("device.path") && Contains("required"));
+  // A file that does not exist needs a capacity to be created with.
+  const std::string nocap =
+      dir.write("c.yaml",
+                "trace: {format: generator, generator: device_io}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dir.file("absent.img") + "}\n");
+  CHECK_THAT(config_error(nocap), Contains("device.capacity"));
+}
+
+TEST_CASE(
+    "block keys: generator I/O not aligned to the device's logical block is refused at "
+    "load",
+    "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = testing::make_sparse_file(dir.file("dev.img"), 4 << 20);
+  const uint32_t lbs = inspect_device(dev).geometry.logical_block_bytes;
+  const std::string file =
+      dir.write("b.yaml", "trace: {format: generator, generator: device_io, op: read, io_size: " +
+                              std::to_string(lbs / 2) +
+                              ", requests: 100}\nframework: {name: direct}\n"
+                              "device: {name: block, path: " +
+                              dev + "}\n");
+  CHECK_THAT(config_error(file),
+             Contains("trace.io_size") && Contains("not a multiple of the logical block size"));
+  // The whole file is the capacity when none is set.
+  const Experiment ok = load_experiment(file, {{"trace.io_size", std::to_string(lbs * 2)}});
+  CHECK(ok.cells[0].device.capacity_bytes == 4 << 20);
+}
+
+TEST_CASE(
+    "direct on a file: every read of the fill verified; fio's names agree with the "
+    "workload",
+    "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string file =
+      dir.write("b.yaml",
+                "trace: {format: generator, generator: device_io, pattern: uniform_random, op: "
+                "read, io_size: 16KiB, requests: 2000}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dev + ", capacity: 8MiB, queue_depth: 16, verify: true}\n");
+  const Experiment ex = load_experiment(file, {});
+  const ResultRow row = run(ex.cells[0]);
+  REQUIRE(column(row, "error").empty());
+  CHECK(number(row, "warmup_requests") == 512);  // the fill: 8 MiB / 16 KiB
+  CHECK(number(row, "requests") == 2000);
+  CHECK(number(row, "get_requests") == 2000);
+  CHECK(number(row, "device_reads") == 2000);
+  CHECK(number(row, "device_writes") == 0);  // the fill is warm-up
+  CHECK(number(row, "device_read_bytes") == 2000.0 * 16384);
+  CHECK(column(row, "block_engine") == "io_uring");
+  CHECK(column(row, "block_o_direct") == "true");
+  const double lbs = number(row, "block_logical_block_bytes");
+  // Every block read was written by the fill: all checked, none skipped.
+  CHECK(number(row, "verify_blocks_checked") == 2000 * 16384 / lbs);
+  CHECK(number(row, "verify_blocks_unchecked") == 0);
+  CHECK(column(row, "wa_device").empty());  // not an NVMe drive
+  // Timing: fio's iops and bw_bytes are the same measurement as throughput_rps.
+  CHECK(number(row, "iops") == number(row, "throughput_rps"));
+  CHECK(number(row, "bw_bytes") == Approx(number(row, "iops") * 16384).epsilon(1e-9));
+  CHECK(number(row, "latency_p50_us") <= number(row, "latency_p99_us"));
+  CHECK(number(row, "read_latency_p50_us") == number(row, "latency_p50_us"));
+  CHECK(column(row, "write_latency_p50_us").empty());
+  const YAML::Node clat = YAML::Load(column(row, "clat_ns"));
+  const YAML::Node lat = YAML::Load(column(row, "lat_ns"));
+  CHECK(clat["N"].as<uint64_t>() == 2000);
+  CHECK(lat["N"].as<uint64_t>() == 2000);
+  // Submission comes after arrival: clat ≤ lat at every percentile's rank… on the whole.
+  CHECK(clat["mean"].as<double>() <= lat["mean"].as<double>() + 1e-9);
+}
+
+TEST_CASE("a cache on a real file decides exactly as on the null device", "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string base = "trace: {path: " + kBundled +
+                           "}\ncache: {capacity: 16MiB}\npolicy: {name: slru}\nwarmup: 0.2\n"
+                           "framework: {name: ripq, block_size: 1MiB}\n";
+  const Experiment on_null = load_experiment(dir.write("n.yaml", base), {});
+  const Experiment on_file = load_experiment(
+      dir.write("f.yaml", base + "device: {name: block, path: " + dev +
+                              ", capacity: 32MiB, verify: true, discard_before_run: true}\n"),
+      {});
+  const ResultRow a = run(on_null.cells[0]);
+  const ResultRow b = run(on_file.cells[0]);
+  REQUIRE(column(a, "error").empty());
+  REQUIRE(column(b, "error").empty());
+  for (const char* k :
+       {"requests", "hits", "object_hit_ratio", "byte_hit_ratio", "host_bytes_written",
+        "device_writes", "device_reads", "trims", "reinserted_bytes", "evictions"}) {
+    INFO(k);
+    CHECK(column(a, k) == column(b, k));
+  }
+  CHECK(number(b, "device_writes") > 0);
+  // RIPQ's reads (materialization) found what it wrote.
+  CHECK(number(b, "verify_blocks_checked") > 0);
+  // One client, every request timed.
+  CHECK(number(b, "requests") == Approx(YAML::Load(column(b, "lat_ns"))["N"].as<double>()));
+  CHECK(column(a, "block_engine").empty());
+  CHECK(column(a, "latency_p50_us").empty());
+}
+
+TEST_CASE(
+    "block rows: JSON Lines carry clat_ns as an object; failed rows have the same "
+    "columns",
+    "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string file =
+      dir.write("b.yaml",
+                "trace: {format: generator, generator: device_io, op: write, io_size: 64KiB, "
+                "requests: 200}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dev + ", capacity: 4MiB}\n");
+  const Experiment ex = load_experiment(file, {});
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("out.jsonl"), log) == 0);
+  std::ifstream in(dir.file("out.jsonl"));
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  const YAML::Node row = YAML::Load(line);
+  CHECK(row["clat_ns"]["percentile"]["99.000000"].as<uint64_t>() > 0);
+  CHECK(row["iops"].as<double>() > 0);
+  CHECK(row["block_engine"].as<std::string>() == "io_uring");
+  const ResultRow ok = run(ex.cells[0]);
+  const ResultRow failed = failed_row(ex.cells[0], "boom");
+  REQUIRE(ok.size() == failed.size());
+  for (size_t i = 0; i < ok.size(); ++i) CHECK(ok[i].name == failed[i].name);
+}
+
+TEST_CASE(
+    "timing.mode wall: on device block only; a cache has one client; direct follows the "
+    "arrival process",
+    "[block][cell]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string direct =
+      dir.write("d.yaml",
+                "trace: {format: generator, generator: device_io, op: read, io_size: 4KiB, "
+                "requests: 200, fill: false}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dev +
+                    ", capacity: 1MiB}\n"
+                    "timing: {mode: wall, arrival: constant, rate: 20000}\n");
+  const Experiment ex = load_experiment(direct, {});
+  CHECK(ex.cells[0].timing.mode == TimingMode::kWall);
+  const ResultRow row = run(ex.cells[0]);
+  REQUIRE(column(row, "error").empty());
+  CHECK(number(row, "requests") == 200);
+  // 200 arrivals 50 µs apart: the measured interval spans at least 199 gaps.
+  CHECK(number(row, "sim_seconds") >= 199 * 50e-6);
+  const std::string on_null =
+      dir.write("n.yaml", "trace: {path: " + kBundled + "}\ntiming: {mode: wall}\n");
+  CHECK_THAT(config_error(on_null), Contains("device block for wall-clock time"));
+  const std::string cache = dir.write("c.yaml", "trace: {path: " + kBundled +
+                                                    "}\ncache: {capacity: 1MiB}\n"
+                                                    "framework: {name: ripq, block_size: 64KiB}\n"
+                                                    "device: {name: block, path: " +
+                                                    dev +
+                                                    ", capacity: 2MiB}\n"
+                                                    "timing: {mode: wall, clients: 4}\n");
+  CHECK_THAT(config_error(cache), Contains("timing.clients") && Contains("1 client"));
+  CHECK(config_error(cache, {{"timing.clients", "1"}}) == "no error");
+}
+
+TEST_CASE(
+    "experiments/sim_vs_real*.yaml: each cell runs on simflash and on a block file of "
+    "the same exported capacity, everything else equal",
+    "[block][cell]") {
+  for (const char* name : {"sim_vs_real.yaml", "sim_vs_real_io.yaml"}) {
+    INFO(name);
+    const Experiment ex =
+        load_experiment(std::string(FLASHPQ_SOURCE_DIR) + "/experiments/" + name, {});
+    REQUIRE(ex.cells.size() == 8);
+    for (size_t i = 0; i < ex.cells.size(); i += 2) {
+      const CellConfig& sim = ex.cells[i];
+      const CellConfig& real = ex.cells[i + 1];
+      CHECK(sim.device.name == "simflash");
+      CHECK(real.device.name == "block");
+      CHECK(real.device.block.capacity_bytes == sim.device.simflash.exported_bytes());
+      REQUIRE(sim.parameters.size() == real.parameters.size());
+      for (size_t k = 0; k < sim.parameters.size(); ++k) {
+        const std::string& key = sim.parameters[k].first;
+        if (key.rfind("device.", 0) == 0) continue;
+        INFO(key);
+        CHECK(sim.parameters[k].second == real.parameters[k].second);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flashpq
