@@ -121,7 +121,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
         cell.trace.path, replayed, summary.requests));
   }
 
-  const HitCounters& h = stats.counters();
+  const HitCounters h = stats.counters();
   ResultRow row = head_columns(cell);
   row.push_back({"cache_capacity_bytes", num(cache.capacity_bytes), true});
   row.push_back({"warmup_requests", num(warmup_requests), true});
