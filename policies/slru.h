@@ -61,6 +61,12 @@ class LruPolicy : public SlruPolicy {
  public:
   explicit LruPolicy(const PolicyConfig&) : SlruPolicy(one_segment()) {}
 
+  /// SLRU-1's hit, without testing L: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1].
+  template <class Q>
+  void on_hit(Q& q, ObjectTable&, Handle h) {
+    q.increase(h, 1.0);
+  }
+
  private:
   static PolicyConfig one_segment() {
     PolicyConfig c;

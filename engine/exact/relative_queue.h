@@ -172,9 +172,29 @@ class ExactRelativeQueue {
     if (overflows(s)) [[unlikely]] rebalance_from(s);
   }
 
-  void increase_to(Handle h, uint32_t s) {
-    if (s > table_[h].slot) [[unlikely]] decrease_rejected();
-    if (segments_[s].head == h) return;  // already at the head of that segment
+  // Inlined into the hit path; a move to another segment (a promotion) is out of line.
+  [[gnu::always_inline]] void increase_to(Handle h, uint32_t s) {
+    ObjectEntry& e = table_[h];
+    if (s > e.slot) [[unlikely]] decrease_rejected();
+    Segment& seg = segments_[s];
+    if (seg.head == h) return;  // already at the head of that segment
+    if (s == e.slot) {
+      // Within its segment (every LRU hit): relink only; the bytes stay, nothing overflows.
+      // h is not the head, so it has a predecessor and the segment a head.
+      table_[e.prev].next = e.next;
+      if (e.next != kNoHandle) table_[e.next].prev = e.prev;
+      else seg.tail = e.prev;
+      table_[seg.head].prev = h;
+      e.prev = kNoHandle;
+      e.next = seg.head;
+      seg.head = h;
+      return;
+    }
+    promote(h, s);
+  }
+
+  // Moves h to the head of a higher segment s, then demotes the overflow (§4.3).
+  [[gnu::noinline]] void promote(Handle h, uint32_t s) {
     unlink(h);
     push_front(s, h);
     if (overflows(s)) rebalance_from(s);
