@@ -26,6 +26,7 @@ template <class CacheT>
           : static_cast<size_t>(std::min<uint64_t>(requests.size(), warmup_requests - first_index));
   for (const Request& r : requests.first(cold)) stats.record_warmup(r, cache.access(r));
   for (const Request& r : requests.subspan(cold)) stats.record(r, cache.access(r));
+  stats.flush();
   return first_index + requests.size();
 }
 

@@ -30,6 +30,12 @@ struct HitCounters {
 /// Accumulates HitCounters. A hit (always a get on a key already seen) costs two additions:
 /// the request and byte totals are assembled by counters() from the hit and non-hit parts, and
 /// the set of seen keys is touched only on misses and sets.
+///
+/// The seen-key set is far larger than the cache's index (one key per distinct key of the
+/// trace), so its probe is a cache miss. A non-hit is therefore recorded one non-hit late: its
+/// slot is prefetched now and probed when the next non-hit arrives (or at flush()), while the
+/// cache does the eviction and insertion in between. The set sees the same keys in the same
+/// order, so every counter is what an immediate probe gives.
 class HitStats {
  public:
   /// Records request r, past the warm-up, whose outcome was `hit` (REQUIRES: hit implies r is a
@@ -40,15 +46,22 @@ class HitStats {
       bytes_hit_ += r.size_bytes;
       return;
     }
-    record_other(r, true);
+    defer(r, true);
   }
 
   /// Records request r of the warm-up: it counts nothing, but its key is seen from now on.
   void record_warmup(const Request& r, bool hit) {
-    if (!hit) record_other(r, false);  // a hit's key was seen already
+    if (!hit) defer(r, false);  // a hit's key was seen already
   }
 
-  /// The counters of the requests recorded with record().
+  /// Completes the deferred record. Call before counters(); replay_span does at its end.
+  void flush() {
+    if (has_pending_) record_other(pending_, pending_counted_);
+    has_pending_ = false;
+  }
+
+  /// The counters of the requests recorded with record(). REQUIRES: flush() since the last
+  /// record.
   HitCounters counters() const {
     HitCounters c = other_;
     c.requests += hits_;
@@ -63,6 +76,15 @@ class HitStats {
   void reserve(size_t keys) { seen_.reserve(keys); }
 
  private:
+  // Records the pending non-hit and makes r pending, its seen-set slot on its way to the cache.
+  void defer(const Request& r, bool counted) {
+    if (r.op != Op::kDelete) seen_.prefetch(r.key);
+    if (has_pending_) record_other(pending_, pending_counted_);
+    pending_ = r;
+    pending_counted_ = counted;
+    has_pending_ = true;
+  }
+
   // Misses, sets and deletes: the seen-key set is probed here only.
   [[gnu::noinline]] void record_other(const Request& r, bool counted) {
     if (r.op == Op::kGet) {
@@ -86,6 +108,9 @@ class HitStats {
   uint64_t bytes_hit_ = 0;
   HitCounters other_;  // everything but hits: misses, sets, deletes (hits and bytes_hit stay 0)
   KeySet seen_;
+  Request pending_;  // the deferred non-hit, if has_pending_
+  bool pending_counted_ = false;
+  bool has_pending_ = false;
 };
 
 }  // namespace flashpq
