@@ -82,30 +82,23 @@ class Cache {
 
   /// Applies one request. Returns true if and only if it is a get that hit.
   bool access(const Request& r) {
-    const uint32_t size = config_.unit_size ? 1u : r.size_bytes;
     if constexpr (A::kEnabled) {
       if (r.op != Op::kDelete) admission_.record(r.key);
     }
-    Handle h = table_.find(r.key);
-    switch (r.op) {
-      case Op::kGet:
-        if (h != kNoHandle) {
-          if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size) {
-            policy_.on_hit(queue_, table_, h);
-            return true;
-          }
-          erase(h);
+    const Handle h = table_.find(r.key);
+    if (r.op == Op::kGet) [[likely]] {
+      if (h != kNoHandle) [[likely]] {
+        if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r))
+            [[likely]] {
+          policy_.on_hit(queue_, table_, h);
+          return true;
         }
-        insert(r.key, size);
-        return false;
-      case Op::kSet:
-        if (h != kNoHandle) erase(h);
-        insert(r.key, size);
-        return false;
-      case Op::kDelete:
-        if (h != kNoHandle) erase(h);
-        return false;
+        erase(h);
+      }
+      insert(r.key, size_of(r));
+      return false;
     }
+    set_or_delete(r, h);
     return false;
   }
 
@@ -134,6 +127,14 @@ class Cache {
   const ObjectTable& table() const { return table_; }
 
  private:
+  // The size the object occupies: 1 in unit-size mode.
+  uint32_t size_of(const Request& r) const { return config_.unit_size ? 1u : r.size_bytes; }
+
+  [[gnu::noinline]] void set_or_delete(const Request& r, Handle h) {
+    if (h != kNoHandle) erase(h);
+    if (r.op == Op::kSet) insert(r.key, size_of(r));
+  }
+
   void insert(uint64_t key, uint32_t size) {
     if (!queue_.admits(size)) return;  // never admitted
     if constexpr (A::kEnabled) {

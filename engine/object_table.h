@@ -75,7 +75,7 @@ class ObjectTable {
 
   /// Removes the entry `h` from the index and recycles it. REQUIRES: h is live.
   void remove(Handle h) {
-    index_.erase(entries_[h].key);
+    index_.erase(entries_[h].key, h);
     entries_[h].next = free_head_;
     free_head_ = h;
     --live_;

@@ -46,6 +46,17 @@ struct PolicyConfig {
 /// The registered policy names, in registration order.
 const std::vector<std::string>& policy_names();
 
+/// A relative queue whose priorities are exactly the grid k/L of the policy (the exact
+/// framework's, engine/exact/relative_queue.h): it also takes and reports priorities as the
+/// integer k, so a policy can skip the floating-point round trip. Same semantics as
+/// insert/increase/priority with p = k/L.
+template <class Q>
+concept GridQueue = requires(Q& q, const Q& cq, Handle h, uint32_t k) {
+  { cq.level(h) } -> std::convertible_to<uint32_t>;
+  q.insert_level(h, k);
+  q.increase_level(h, k);
+};
+
 template <class P>
 concept Policy = requires(P p, const P cp) {
   { P::kKind } -> std::convertible_to<PriorityKind>;

@@ -24,12 +24,21 @@ class SlruPolicy {
 
   template <class Q>
   void on_insert(Q& q, ObjectTable&, Handle h) {
-    q.insert(h, inv_segments_);
+    if constexpr (GridQueue<Q>) {
+      q.insert_level(h, 1);
+    } else {
+      q.insert(h, inv_segments_);
+    }
   }
   template <class Q>
   void on_hit(Q& q, ObjectTable&, Handle h) {
     if (segments_ == 1) {  // LRU: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1]
       q.increase(h, 1.0);
+      return;
+    }
+    if constexpr (GridQueue<Q>) {
+      // p = k/L exactly, so ⌈p·L⌉ = k and the target is level min(L, k + 1).
+      q.increase_level(h, std::min(q.level(h) + 1, segments_));
       return;
     }
     // ⌈p·L⌉ with a 1e-9 guard, since p = k/L is not exact in binary floating point. Written
@@ -51,6 +60,12 @@ class SlruPolicy {
 class LruPolicy : public SlruPolicy {
  public:
   explicit LruPolicy(const PolicyConfig&) : SlruPolicy(one_segment()) {}
+
+  /// SLRU-1's hit, without testing L: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1].
+  template <class Q>
+  void on_hit(Q& q, ObjectTable&, Handle h) {
+    q.increase(h, 1.0);
+  }
 
  private:
   static PolicyConfig one_segment() {

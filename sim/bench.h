@@ -26,7 +26,8 @@ struct BenchConfig {
   double block_fraction = 1.0 / 256;
   /// Timed repetitions per measurement; the best is reported. Default 3.
   int repeat = 3;
-  /// Also measure replay streamed from the file (zstd decoding included). Default true.
+  /// Also measure replay streamed from the file (zstd decoding included), and the reader alone
+  /// (the "decode" row: the streamed rows' ceiling). Default true.
   bool streamed = true;
 };
 

@@ -147,8 +147,14 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
     PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
     if (timed) {
       replayed = drive(reader, snapshot, [&](const Request& q, uint64_t i) {
-        stats.record(q, c.access(q), i >= warmup_requests);
+        const bool hit = c.access(q);
+        if (i >= warmup_requests) {
+          stats.record(q, hit);
+        } else {
+          stats.record_warmup(q, hit);
+        }
       });
+      stats.flush();
     } else if (block_device) {
       WallTimedCache timed(c, warmup_requests, block_metrics.timing);
       block_device->begin_nvme_measurement();
@@ -210,7 +216,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
         cell.trace.path, replayed, summary.requests));
   }
 
-  const HitCounters& h = direct ? direct_counted : stats.counters();
+  const HitCounters h = direct ? direct_counted : stats.counters();
   const double nan = std::nan("");
   ResultRow row = head_columns(cell);
   row.push_back({"cache_capacity_bytes", num(cache.capacity_bytes), true});

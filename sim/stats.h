@@ -27,52 +27,90 @@ struct HitCounters {
   uint64_t bytes_hit = 0;
 };
 
-/// Accumulates HitCounters. The set of seen keys is touched only on misses and sets, so a hit
-/// costs no extra hash probe.
+/// Accumulates HitCounters. A hit (always a get on a key already seen) costs two additions:
+/// the request and byte totals are assembled by counters() from the hit and non-hit parts, and
+/// the set of seen keys is touched only on misses and sets.
+///
+/// The seen-key set is far larger than the cache's index (one key per distinct key of the
+/// trace), so its probe is a cache miss. A non-hit is therefore recorded one non-hit late: its
+/// slot is prefetched now and probed when the next non-hit arrives (or at flush()), while the
+/// cache does the eviction and insertion in between. The set sees the same keys in the same
+/// order, so every counter is what an immediate probe gives.
 class HitStats {
  public:
-  /// Records request r whose outcome was `hit`; counted only when `counted` (past warm-up).
-  void record(const Request& r, bool hit, bool counted) {
-    if (hit) [[likely]] {  // a hit is a get on a key already seen: no set probe
-      if (counted) {
-        c_.requests++;
-        c_.get_requests++;
-        c_.hits++;
-        c_.bytes_requested += r.size_bytes;
-        c_.bytes_hit += r.size_bytes;
-      }
+  /// Records request r, past the warm-up, whose outcome was `hit` (REQUIRES: hit implies r is a
+  /// get).
+  void record(const Request& r, bool hit) {
+    if (hit) [[likely]] {
+      hits_++;
+      bytes_hit_ += r.size_bytes;
       return;
     }
-    record_other(r, counted);
+    defer(r, true);
   }
 
-  const HitCounters& counters() const { return c_; }
+  /// Records request r of the warm-up: it counts nothing, but its key is seen from now on.
+  void record_warmup(const Request& r, bool hit) {
+    if (!hit) defer(r, false);  // a hit's key was seen already
+  }
+
+  /// Completes the deferred record. Call before counters(); replay_span does at its end.
+  void flush() {
+    if (has_pending_) record_other(pending_, pending_counted_);
+    has_pending_ = false;
+  }
+
+  /// The counters of the requests recorded with record(). REQUIRES: flush() since the last
+  /// record.
+  HitCounters counters() const {
+    HitCounters c = other_;
+    c.requests += hits_;
+    c.get_requests += hits_;
+    c.hits = hits_;
+    c.bytes_requested += bytes_hit_;
+    c.bytes_hit = bytes_hit_;
+    return c;
+  }
 
   /// Sizes the seen-key set for `keys` distinct keys (the trace's, from its summary).
   void reserve(size_t keys) { seen_.reserve(keys); }
 
  private:
+  // Records the pending non-hit and makes r pending, its seen-set slot on its way to the cache.
+  void defer(const Request& r, bool counted) {
+    if (r.op != Op::kDelete) seen_.prefetch(r.key);
+    if (has_pending_) record_other(pending_, pending_counted_);
+    pending_ = r;
+    pending_counted_ = counted;
+    has_pending_ = true;
+  }
+
   // Misses, sets and deletes: the seen-key set is probed here only.
   [[gnu::noinline]] void record_other(const Request& r, bool counted) {
     if (r.op == Op::kGet) {
       const bool first_seen = seen_.insert(r.key);
       if (counted) {
-        c_.requests++;
-        c_.get_requests++;
-        c_.bytes_requested += r.size_bytes;
-        if (first_seen) c_.compulsory_misses++;
+        other_.requests++;
+        other_.get_requests++;
+        other_.bytes_requested += r.size_bytes;
+        if (first_seen) other_.compulsory_misses++;
       }
     } else {
       if (r.op == Op::kSet) seen_.insert(r.key);
       if (counted) {
-        c_.requests++;
-        (r.op == Op::kSet ? c_.set_requests : c_.delete_requests)++;
+        other_.requests++;
+        (r.op == Op::kSet ? other_.set_requests : other_.delete_requests)++;
       }
     }
   }
 
-  HitCounters c_;
+  uint64_t hits_ = 0;
+  uint64_t bytes_hit_ = 0;
+  HitCounters other_;  // everything but hits: misses, sets, deletes (hits and bytes_hit stay 0)
   KeySet seen_;
+  Request pending_;  // the deferred non-hit, if has_pending_
+  bool pending_counted_ = false;
+  bool has_pending_ = false;
 };
 
 }  // namespace flashpq

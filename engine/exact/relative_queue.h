@@ -88,6 +88,7 @@ class ExactRelativeQueue {
   /// Converts a grid priority k/L to a 0-based segment index (0 = head segment).
   /// Throws std::invalid_argument if p is outside [1/L, 1] or not within 1e-9 of a grid point.
   uint32_t segment_of(double p) const {
+    if (p == 1.0) [[likely]] return 0;  // FIFO's insertions, LRU's and most SLRU hits
     const double scaled = p * grid_;
     // Range first (false for NaN), so the cast below is defined.
     if (!(scaled > 0.5 && scaled < grid_ + 0.5)) [[unlikely]] off_grid(p);
@@ -103,26 +104,23 @@ class ExactRelativeQueue {
   }
 
   /// insert(x, p) of §4.1. REQUIRES: h not queued; make_room(size of h) was called.
-  void insert(Handle h, double p) {
-    const uint32_t s = segment_of(p);
-    if (placement_) [[unlikely]] placement_->place(h, table_[h].size_bytes);
-    push_front(s, h);
-    used_bytes_ += table_[h].size_bytes;
-    counters_.placed_bytes += table_[h].size_bytes;
-    counters_.placed_objects++;
-    rebalance_from(s);
-  }
+  void insert(Handle h, double p) { insert_at(h, segment_of(p)); }
 
   /// increase(x, p) of §4.1: moves h to the head of the segment of p.
   /// REQUIRES: h queued and p >= priority(h) (a decrease is rejected with invalid_argument).
-  void increase(Handle h, double p) {
-    const uint32_t s = segment_of(p);
-    if (s > table_[h].slot) [[unlikely]] decrease_rejected();
-    if (segments_[s].head == h) return;  // already at the head of that segment
-    unlink(h);
-    push_front(s, h);
-    rebalance_from(s);
-  }
+  void increase(Handle h, double p) { increase_to(h, segment_of(p)); }
+
+  // ---- the same on the grid's integers: priority k/L given as k, for the policies of
+  //      Table 2 (policies/fifo.h, policies/slru.h), which then need no floating point ----
+
+  /// The k of cached object h's priority k/L, in [1, L].
+  uint32_t level(Handle h) const { return grid_ - table_[h].slot; }
+
+  /// insert(x, k/L). REQUIRES: 1 <= k <= L; as insert().
+  void insert_level(Handle h, uint32_t k) { insert_at(h, checked_segment(k)); }
+
+  /// increase(x, k/L). REQUIRES: 1 <= k <= L; as increase().
+  void increase_level(Handle h, uint32_t k) { increase_to(h, checked_segment(k)); }
 
   /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
@@ -157,6 +155,50 @@ class ExactRelativeQueue {
     Handle tail = kNoHandle;
     uint64_t bytes = 0;
   };
+
+  // Segment L−k of level k; throws std::invalid_argument when k is outside [1, L].
+  uint32_t checked_segment(uint32_t k) const {
+    if (k - 1 >= grid_) [[unlikely]] off_grid(static_cast<double>(k) * inv_grid_);
+    return grid_ - k;
+  }
+
+  void insert_at(Handle h, uint32_t s) {
+    const uint32_t size = table_[h].size_bytes;
+    if (placement_) [[unlikely]] placement_->place(h, size);
+    push_front(s, h);
+    used_bytes_ += size;
+    counters_.placed_bytes += size;
+    counters_.placed_objects++;
+    if (overflows(s)) [[unlikely]] rebalance_from(s);
+  }
+
+  // Inlined into the hit path; a move to another segment (a promotion) is out of line.
+  [[gnu::always_inline]] void increase_to(Handle h, uint32_t s) {
+    ObjectEntry& e = table_[h];
+    if (s > e.slot) [[unlikely]] decrease_rejected();
+    Segment& seg = segments_[s];
+    if (seg.head == h) return;  // already at the head of that segment
+    if (s == e.slot) {
+      // Within its segment (every LRU hit): relink only; the bytes stay, nothing overflows.
+      // h is not the head, so it has a predecessor and the segment a head.
+      table_[e.prev].next = e.next;
+      if (e.next != kNoHandle) table_[e.next].prev = e.prev;
+      else seg.tail = e.prev;
+      table_[seg.head].prev = h;
+      e.prev = kNoHandle;
+      e.next = seg.head;
+      seg.head = h;
+      return;
+    }
+    promote(h, s);
+  }
+
+  // Moves h to the head of a higher segment s, then demotes the overflow (§4.3).
+  [[gnu::noinline]] void promote(Handle h, uint32_t s) {
+    unlink(h);
+    push_front(s, h);
+    if (overflows(s)) rebalance_from(s);
+  }
 
   void push_front(uint32_t s, Handle h) {
     Segment& seg = segments_[s];
@@ -207,7 +249,8 @@ class ExactRelativeQueue {
   }
 
   // §4.3: "ones at the tail of these caches will be demoted to the next lower priority cache".
-  void rebalance_from(uint32_t s) {
+  // REQUIRES: overflows(s).
+  [[gnu::noinline]] void rebalance_from(uint32_t s) {
     for (; s + 1 < grid_; ++s) {
       if (!overflows(s)) return;  // lower segments only grow through this segment's overflow
       while (overflows(s)) {
