@@ -2,7 +2,8 @@
 //
 // Source: DESIGN.md "Data flow". The cache owns the index (ObjectTable), the policy and the
 // queue; it turns each Request into the policy's priority-queue operations (RIPQ paper §4.1):
-//   * get, cached:     a hit; the policy may increase the object's priority.
+//   * get, cached:     a hit; the object is read from the device where it is on flash
+//                      (FrameworkConfig::read_hits), then the policy may increase its priority.
 //   * get, not cached: a miss; the object is inserted with the request's size (read-through).
 //   * set:             inserts the object, or replaces the cached copy (the old copy is removed
 //                      and the new one inserted as a fresh object: priority and GDSF count
@@ -72,6 +73,7 @@ class Cache {
   Cache(const CacheConfig& config, const FrameworkConfig& framework, P policy, Device& device,
         A admission = A(AdmissionConfig{}, 0))
       : config_(config),
+        read_hits_(framework.read_hits),
         admission_(std::move(admission)),
         policy_(std::move(policy)),
         queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
@@ -90,6 +92,7 @@ class Cache {
       if (h != kNoHandle) [[likely]] {
         if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r))
             [[likely]] {
+          if (read_hits_) queue_.read_hit(h);
           policy_.on_hit(queue_, table_, h);
           return true;
         }
@@ -161,6 +164,7 @@ class Cache {
   }
 
   CacheConfig config_;
+  bool read_hits_;  // FrameworkConfig::read_hits
   A admission_;
   ObjectTable table_;  // declared before queue_: the queue holds a reference to it
   P policy_;

@@ -13,6 +13,8 @@
 //   void insert(Handle, double p);            §4.1 insert; may evict through the sink
 //   void increase(Handle, double p);          §4.1 increase
 //   double priority(Handle) const;            the object's current priority
+//   void read_hit(Handle);                    a hit: read the object from the device where
+//                                             it is on flash (FrameworkConfig::read_hits)
 //   void remove(Handle);                      a delete or a replacement: drop the object
 //   uint64_t used_bytes() const;              bytes of cached objects
 //   const FrameworkCounters& counters() const;
@@ -69,6 +71,12 @@ struct FrameworkConfig {
   /// ⌊θ · (M·B − padding)⌋ bytes, M·B the log's bytes and padding the unused tails of its
   /// written blocks (engine/sipq/sipq_queue.h). Default 0.5. Range [0, 1].
   double occupancy = 0.5;
+  /// ripq, sipq, exact with naive placement: a cache hit reads the object's bytes from the
+  /// device when they are on flash (not in a RAM block buffer), widened to whole logical
+  /// blocks; this is what a flash cache does to serve a hit, and what timed runs charge it.
+  /// false: hits do no I/O (the functional results — hit ratios, writes, WA — are the same
+  /// either way; only device_reads and timing change). Default true.
+  bool read_hits = true;
   /// direct: bytes per unit of a request's key: the I/O's byte offset is key × offset_unit
   /// (1 for byte offsets, as the device_io generator yields; 512 for sector numbers). Default
   /// 1. Range [1, 2^32].

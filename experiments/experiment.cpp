@@ -102,6 +102,10 @@ std::vector<KeySpec> build_schema() {
        "ripq: bins of the absolute-priority histogram (kappa)", {}, 2, 100000},
       {"framework.occupancy", VT::kUnitInterval, "0.5", "fraction",
        "sipq: logical occupancy theta, share of capacity in the virtual cache, in [0, 1]", {}},
+      {"framework.read_hits", VT::kBool, "true", "",
+       "a cache hit reads the object from the device where it is on flash (ripq, sipq, exact "
+       "naive; RAM buffers and placement none read nothing)",
+       {}},
       {"framework.offset_unit", VT::kSize, "1", "bytes",
        "direct: bytes per unit of the trace's key (byte offset = key x unit; 512 for sector "
        "numbers)",
@@ -606,6 +610,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
   parse_double(text("framework.materialize_threshold"), &c.framework.materialize_threshold);
   c.framework.histogram_bins = static_cast<uint32_t>(as_int("framework.histogram_bins"));
   parse_double(text("framework.occupancy"), &c.framework.occupancy);
+  c.framework.read_hits = as_bool("framework.read_hits");
   c.framework.offset_unit_bytes = parse_size(text("framework.offset_unit"));
   only_for({"framework.offset_unit"}, c.framework.name == "direct", "framework direct");
   if (c.framework.name != "direct") set_parameter("framework.offset_unit", "");

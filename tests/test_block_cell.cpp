@@ -275,7 +275,9 @@ TEST_CASE(
       REQUIRE(sim.parameters.size() == real.parameters.size());
       for (size_t k = 0; k < sim.parameters.size(); ++k) {
         const std::string& key = sim.parameters[k].first;
-        if (key.rfind("device.", 0) == 0) continue;
+        // The device's keys differ, and so does its clock: simflash in simulated time, the
+        // block device on the wall clock.
+        if (key.rfind("device.", 0) == 0 || key == "timing.mode") continue;
         INFO(key);
         CHECK(sim.parameters[k].second == real.parameters[k].second);
       }

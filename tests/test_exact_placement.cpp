@@ -196,9 +196,9 @@ TEST_CASE("naive placement: hand-computed offsets, writes and trims (LRU)", "[fr
   CHECK(offset_of(cache, F) == 8192);
   device.log.clear();
 
-  CHECK(cache.access(get(E)));  // a hit: no I/O. LRU order: E F B D.
+  CHECK(cache.access(get(E)));  // a hit reads E's extent [0, 4096). LRU order: E F B D.
   cache.access(get(G, 1));      // used 18001: G [24576, 28672)
-  CHECK(device.log == std::vector<Io>{W(24576, 4096)});
+  CHECK(device.log == std::vector<Io>{R(0, 4096), W(24576, 4096)});
   device.log.clear();
 
   // H 9000 (12288 B): 27001 > 20000 → evict D (trim [16384, 24576)), 21001 > 20000 → evict B

@@ -169,11 +169,13 @@ TEST_CASE("sipq: hand-computed log with LRU, θ = 0.5 (unit sizes, B = 2 objects
   CHECK(device.log == std::vector<Io>{W(0, 2), W(2, 2)});
   device.log.clear();
 
-  // A hit outside the VC: LRU's increase re-enters A at the head, the VC drops C. No I/O.
+  // A hit outside the VC: LRU's increase re-enters A at the head, the VC drops C. The hit
+  // reads A's copy in sealed slot0 (offset 0, one unit); nothing else does I/O.
   CHECK(cache.access(get(A)));
   CHECK(in_vc(cache, A));
   CHECK(!in_vc(cache, C));
-  CHECK(device.log.empty());
+  CHECK(device.log == std::vector<Io>{R(0, 1)});
+  device.log.clear();
 
   cache.access(get(F));  // VC drops D: [F A E]; slot2 [E F]
   // G needs a new buffer: slot2 is sealed and slot0, the tail, reclaimed. Its A is in the VC
@@ -319,7 +321,8 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
                          uint64_t{4} << 20}) {
     for (uint64_t capacity : {kAdaptsizeWss / 20, kAdaptsizeWss / 5}) {
       NullDevice device{DeviceConfig{}};
-      const FrameworkConfig f = sipq(block, 0.0);
+      FrameworkConfig f = sipq(block, 0.0);
+      f.read_hits = false;  // so every read would be a reinsertion's
       Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(capacity), f,
                                                       LruPolicy(policy_config("lru")), device);
       for (const Request& r : trace) cache.access(r);
@@ -588,4 +591,53 @@ TEST_CASE("byte balance: every framework × policy on a synthetic sequence", "[f
 }
 
 }  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+// Second implementation of SIPQ's hit reads: where the copy is, from device_offset() and
+// buffer_slot() before the access; a copy in the write buffer is served from RAM.
+void check_sipq_hit_reads(bool read_hits) {
+  using Io = RecordingDevice::Io;
+  const auto& trace = load_trace(kAdaptsize, 30'000);
+  const uint64_t block = 256 << 10;
+  RecordingDevice device(0, 512);
+  FrameworkConfig f = sipq(block, 0.5);
+  f.read_hits = read_hits;
+  Cache<SlruPolicy, SipqQueueFor<SlruPolicy>> cache(cache_config(kAdaptsizeWss / 10), f,
+                                                    SlruPolicy(policy_config("slru", 3)), device);
+  uint64_t flash_hits = 0, ram_hits = 0;
+  for (const Request& r : trace) {
+    const Handle h = cache.table().find(r.key);
+    std::vector<Io> expected;
+    if (r.op == Op::kGet && h != kNoHandle) {
+      const uint64_t at = cache.queue().device_offset(h);
+      const uint32_t size = cache.table()[h].size_bytes;
+      if (at / block == cache.queue().buffer_slot()) {
+        ++ram_hits;
+      } else {
+        ++flash_hits;
+        const uint64_t lo = at / 512 * 512, hi = (at + size + 511) / 512 * 512;
+        if (read_hits && size > 0) expected.push_back(R(lo, hi - lo));
+      }
+    }
+    device.log.clear();
+    if (cache.access(r)) {
+      INFO("request key " << r.key);
+      REQUIRE(device.log == expected);
+    }
+  }
+  CHECK(flash_hits > 1000);
+  CHECK(ram_hits > 0);
+}
+
+}  // namespace
+
+TEST_CASE("sipq: a hit reads the copy from the log, nothing from the write buffer",
+          "[frameworks][sipq]") {
+  SECTION("read_hits true") { check_sipq_hit_reads(true); }
+  SECTION("read_hits false") { check_sipq_hit_reads(false); }
+}
+
 }  // namespace flashpq

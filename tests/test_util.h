@@ -67,7 +67,8 @@ class RecordingDevice final : public Device {
     uint64_t len;
     bool operator==(const Io&) const = default;
   };
-  explicit RecordingDevice(uint64_t capacity = 0) : Device(capacity, 1) {}
+  explicit RecordingDevice(uint64_t capacity = 0, uint32_t logical_block_bytes = 1)
+      : Device(capacity, logical_block_bytes) {}
   std::vector<Io> log;
 
  private:

@@ -102,6 +102,13 @@ class ExactAbsoluteQueue {
     sift_down(pos);  // the key only grew
   }
 
+  /// A hit on h is served from the device (framework.read_hits): with naive placement, one
+  /// read of h's extent; with placement "none" there is no device copy and nothing is read.
+  /// REQUIRES: h queued.
+  void read_hit(Handle h) {
+    if (placement_) [[unlikely]] placement_->read(h, table_[h].size_bytes);
+  }
+
   /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
     if (placement_) [[unlikely]] placement_->release(h, table_[h].size_bytes);

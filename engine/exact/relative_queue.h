@@ -122,6 +122,13 @@ class ExactRelativeQueue {
   /// increase(x, k/L). REQUIRES: 1 <= k <= L; as increase().
   void increase_level(Handle h, uint32_t k) { increase_to(h, checked_segment(k)); }
 
+  /// A hit on h is served from the device (framework.read_hits): with naive placement, one
+  /// read of h's extent; with placement "none" there is no device copy and nothing is read.
+  /// REQUIRES: h queued.
+  void read_hit(Handle h) {
+    if (placement_) [[unlikely]] placement_->read(h, table_[h].size_bytes);
+  }
+
   /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
     unlink(h);

@@ -165,6 +165,30 @@ class RipqQueue {
     }
   }
 
+  /// A hit on h is served from where its data is (framework.read_hits): from the RAM buffer
+  /// while its device block is active (no I/O), else one device read of its bytes in the
+  /// sealed block, widened to whole logical blocks (§4.2: sealed blocks are on flash; the
+  /// in-memory index gives the object's block and offset). REQUIRES: h queued.
+  void read_hit(Handle h) {
+    const uint32_t size = table_[h].size_bytes;
+    const uint64_t at = data_offset(h);
+    if (at == kInRam || size == 0) return;
+    const uint64_t lo = at / header_bytes_ * header_bytes_;
+    const uint64_t hi = (at + size + header_bytes_ - 1) / header_bytes_ * header_bytes_;
+    device_.read(lo, hi - lo);
+  }
+
+  /// data_offset() of an object whose device block is an active RAM buffer.
+  static constexpr uint64_t kInRam = UINT64_MAX;
+  /// The device byte offset of queued object h's data, or kInRam while its device block is
+  /// still an active buffer (not yet sealed and written).
+  uint64_t data_offset(Handle h) const {
+    const ObjectEntry& e = table_[h];
+    const Block& blk = blocks_[e.slot];
+    if (!blk.sealed) return kInRam;
+    return uint64_t{blk.slot} * block_bytes_ + blk.contents[e.prev].offset;
+  }
+
   void remove(Handle h) {
     const uint32_t size = table_[h].size_bytes;
     if constexpr (kKind == PriorityKind::kAbsolute) histogram_.remove(absolute(h), size);

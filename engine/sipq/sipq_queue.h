@@ -181,6 +181,19 @@ class SipqQueue {
     return outside_priority();
   }
 
+  /// A hit on h is served from where its copy is (framework.read_hits): from the RAM write
+  /// buffer (no I/O), else one device read of its bytes in the log, widened to whole logical
+  /// blocks as a reinsertion's read is. REQUIRES: h queued.
+  void read_hit(Handle h) {
+    if ((loc_[h].block & ~kInVc) == head_) return;  // still in the buffer
+    const uint32_t size = table_[h].size_bytes;
+    if (size == 0) return;
+    const uint64_t at = device_offset(h);
+    const uint64_t lo = at / read_align_ * read_align_;
+    const uint64_t hi = (at + size + read_align_ - 1) / read_align_ * read_align_;
+    device_.read(lo, hi - lo);
+  }
+
   /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
     const uint32_t size = table_[h].size_bytes;
