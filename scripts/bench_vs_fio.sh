@@ -5,9 +5,9 @@
 #   rand_read   random 4 KiB reads, queue depth 32       (fio --rw=randread --bs=4k --iodepth=32
 #                                                          --norandommap: uniform, with replacement)
 # both O_DIRECT through io_uring, time-based. The file is laid out first by one sequential
-# pass of fio, so random reads read written blocks. Each round runs fio then FlashPQ on each
-# pattern; the medians over the rounds and FlashPQ ÷ fio are printed, with the load average
-# (wall-clock figures on a shared machine are noisy).
+# pass of fio, so random reads read written blocks. Each round runs both tools on each pattern,
+# in alternating order; the medians over the rounds and FlashPQ ÷ fio are printed, with the
+# load average (wall-clock figures on a shared machine are noisy).
 #
 # Usage: scripts/bench_vs_fio.sh [FILE] [SIZE] [SECONDS] [ROUNDS]
 #   FILE     a file on a real filesystem (not tmpfs) or an unused block device; default
@@ -61,10 +61,19 @@ flashpq_bw() {  # PATTERN IO_SIZE -> bytes/s
 
 declare -A R
 for round in $(seq 1 "$ROUNDS"); do
-  R[fio_seq]+="$(fio_bw write 1M) "
-  R[fpq_seq]+="$(flashpq_bw seq_write 1MiB) "
-  R[fio_rand]+="$(fio_bw randread 4k) "
-  R[fpq_rand]+="$(flashpq_bw rand_read 4KiB) "
+  # Odd rounds run fio first, even rounds FlashPQ first: drifts in the machine's load or the
+  # device's state do not favour one tool.
+  if [ $((round % 2)) -eq 1 ]; then
+    R[fio_seq]+="$(fio_bw write 1M) "
+    R[fpq_seq]+="$(flashpq_bw seq_write 1MiB) "
+    R[fio_rand]+="$(fio_bw randread 4k) "
+    R[fpq_rand]+="$(flashpq_bw rand_read 4KiB) "
+  else
+    R[fpq_seq]+="$(flashpq_bw seq_write 1MiB) "
+    R[fio_seq]+="$(fio_bw write 1M) "
+    R[fpq_rand]+="$(flashpq_bw rand_read 4KiB) "
+    R[fio_rand]+="$(fio_bw randread 4k) "
+  fi
   echo "  round $round done (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 
