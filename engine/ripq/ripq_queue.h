@@ -88,6 +88,7 @@ class RipqQueue {
     // One section to start with; splits add the others as the queue fills.
     const uint32_t sec = new_section();
     order_.push_back(sec);
+    renumber_sections();
     open_active_blocks(sec, kNone);
   }
 
@@ -144,17 +145,7 @@ class RipqQueue {
     // k"): an increase whose target section is not above the object's current one leaves it
     // in place. This is why a single section (K ≈ 2, §6 Figure 9) "degenerates to FIFO".
     if (rank_of(sec) >= rank_of(blocks_[from].section)) return;
-    set_nominal(h, rel);
-    const uint32_t to = sections_[sec].active_virtual;
-    if (to == from) return;
-    move_logical(h, from, to);
-    table_[h].next = to;
-    if (blocks_[to].bytes >= block_bytes_) {
-      // Sealing a full active virtual block only opens a new one (no I/O).
-      sections_[sec].active_virtual = new_block(sec, /*is_virtual=*/true, head_of(sec));
-    }
-    maybe_split(sec);
-      debug_check("increase");
+    move_up(h, rel, sec, from);
   }
 
   double priority(Handle h) const {
@@ -208,7 +199,8 @@ class RipqQueue {
     size_t bytes = blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
                    order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
                    absolute_.capacity() * sizeof(double) +
-                   free_slots_.size() * sizeof(uint32_t);
+                   free_slots_.size() * sizeof(uint32_t) +
+                   list_pos_.capacity() * sizeof(uint32_t) + tree_.capacity() * sizeof(uint64_t);
     for (const Block& b : blocks_) bytes += b.contents.capacity() * sizeof(Content);
     return bytes;
   }
@@ -282,16 +274,19 @@ class RipqQueue {
     return "";
   }
 
-  /// The relative priority (§4.1) of queued object h, as this queue approximates it.
+  /// The relative priority (§4.1) of queued object h, as this queue approximates it:
+  /// min(nominal, the middle of its logical block's range), the range being the block's bytes
+  /// above the bytes of every block below it, over the total (see the file comment).
   double relative_priority(Handle h) const {
     const uint32_t b = logical_block(h);
     const double nom = nominal(h);
     if (total_bytes_ == 0) return nom;
-    // The block lies above every section below its own: when the nominal priority is no higher
-    // than that bound, the minimum is the nominal and the walk through the blocks is not needed.
-    const double below = bytes_below_section(blocks_[b].section);
-    if (nom <= below / static_cast<double>(total_bytes_)) return nom;
-    return std::min(nom, block_priority(b, below));
+    // Integer byte counts are exact in a double (< 2^53), so this is the exact middle, however
+    // the bytes below are summed.
+    const double below = static_cast<double>(bytes_below(b));
+    const double mid = (below + static_cast<double>(blocks_[b].bytes) / 2) /
+                       static_cast<double>(total_bytes_);
+    return std::min(nom, mid);
   }
 
  private:
@@ -334,6 +329,7 @@ class RipqQueue {
     uint32_t head = kNone, tail = kNone;  // first and last block of its run
     uint64_t bytes = 0;
     uint32_t active_device = kNone, active_virtual = kNone;
+    uint32_t rank = 0;  // position in order_ (0 = head section)
   };
 
   // ---- object fields: slot = device block, prev = index in its contents, next = virtual
@@ -364,8 +360,11 @@ class RipqQueue {
     return static_cast<uint32_t>(sections_.size() - 1);
   }
 
-  size_t rank_of(uint32_t sec) const {  // 0 = head section
-    return static_cast<size_t>(std::find(order_.begin(), order_.end(), sec) - order_.begin());
+  size_t rank_of(uint32_t sec) const { return sections_[sec].rank; }  // 0 = head section
+
+  // Records every section's position in order_ (after a split or a merge changed it).
+  void renumber_sections() {
+    for (size_t i = 0; i < order_.size(); ++i) sections_[order_[i]].rank = static_cast<uint32_t>(i);
   }
 
   uint32_t head_of(uint32_t sec) const { return sections_[sec].head; }
@@ -382,26 +381,68 @@ class RipqQueue {
     return order_.front();
   }
 
-  // Logical bytes of the sections below `sec`.
-  double bytes_below_section(uint32_t sec) const {
-    double below = 0;
-    for (size_t i = order_.size(); i-- > 0 && order_[i] != sec;) {
-      below += static_cast<double>(sections_[order_[i]].bytes);
-    }
-    return below;
+  // ---- bytes below a block: a Fenwick tree over the listed blocks, tail first ----
+  //
+  // A relative priority needs the logical bytes of every block below a given one (§4.1: the
+  // fraction of the queue behind the object). Walking the blocks costs O(blocks) per hit; a
+  // Fenwick tree (binary indexed tree, Fenwick 1994) over the blocks' positions in the list
+  // answers it in O(log blocks). Block byte counts change on every insertion, increase and
+  // eviction: the tree is updated in place, O(log blocks). The list's shape changes only when
+  // a block opens or is freed (a few times per sealed block): the positions are then stale and
+  // the tree is rebuilt, in O(blocks), at the next query.
+
+  uint64_t bytes_below(uint32_t b) const {
+    if (tree_stale_) rebuild_tree();
+    uint64_t sum = 0;
+    for (uint32_t i = list_pos_[b]; i > 0; i &= i - 1) sum += tree_[i];
+    return sum;
   }
 
-  // Middle of block b's range of relative priorities; `below` = bytes_below_section(its section).
-  double block_priority(uint32_t b, double below) const {
-    if (total_bytes_ == 0) return 1.0;
-    const uint32_t sec = blocks_[b].section;
-    for (uint32_t x = sections_[sec].tail; x != b; x = blocks_[x].prev) {
-      below += static_cast<double>(blocks_[x].bytes);
+  void add_block_bytes(uint32_t b, uint64_t size) {
+    blocks_[b].bytes += size;
+    if (!tree_stale_) {
+      for (size_t i = list_pos_[b] + 1; i < tree_.size(); i += i & (0 - i)) tree_[i] += size;
     }
-    return (below + static_cast<double>(blocks_[b].bytes) / 2) / static_cast<double>(total_bytes_);
+  }
+
+  void sub_block_bytes(uint32_t b, uint64_t size) {
+    blocks_[b].bytes -= size;
+    if (!tree_stale_) {  // modulo 2^64: every partial sum stays the true one
+      for (size_t i = list_pos_[b] + 1; i < tree_.size(); i += i & (0 - i)) tree_[i] -= size;
+    }
+  }
+
+  void rebuild_tree() const {
+    list_pos_.resize(blocks_.size());
+    tree_.assign(1, 0);
+    for (uint32_t x = list_tail_; x != kNone; x = blocks_[x].prev) {
+      list_pos_[x] = static_cast<uint32_t>(tree_.size() - 1);
+      tree_.push_back(blocks_[x].bytes);
+    }
+    for (size_t i = 1; i < tree_.size(); ++i) {  // O(n) construction
+      const size_t parent = i + (i & (0 - i));
+      if (parent < tree_.size()) tree_[parent] += tree_[i];
+    }
+    tree_stale_ = false;
   }
 
   // ---- blocks ----
+
+  // The rest of increase(): h's logical position moves to the active virtual block of the
+  // higher section `sec` (§4.4 "Increase"). Out of line: most increases stop before it.
+  [[gnu::noinline]] void move_up(Handle h, double rel, uint32_t sec, uint32_t from) {
+    set_nominal(h, rel);
+    const uint32_t to = sections_[sec].active_virtual;
+    if (to == from) return;
+    move_logical(h, from, to);
+    table_[h].next = to;
+    if (blocks_[to].bytes >= block_bytes_) {
+      // Sealing a full active virtual block only opens a new one (no I/O).
+      sections_[sec].active_virtual = new_block(sec, /*is_virtual=*/true, head_of(sec));
+    }
+    maybe_split(sec);
+    debug_check("increase");
+  }
 
   // Creates a block in section `sec`, linked just above block `before` (kNone: at the tail of
   // the whole list, for an empty queue), and makes it the section's head if `before` was.
@@ -414,6 +455,7 @@ class RipqQueue {
       blocks_.emplace_back();
       b = static_cast<uint32_t>(blocks_.size() - 1);
     }
+    tree_stale_ = true;
     Block& blk = blocks_[b];
     std::vector<Content> keep = std::move(blk.contents);
     keep.clear();
@@ -442,6 +484,7 @@ class RipqQueue {
   }
 
   void unlink_block(uint32_t b) {
+    tree_stale_ = true;
     Block& blk = blocks_[b];
     Section& s = sections_[blk.section];
     if (s.head == b) s.head = (s.tail == b) ? kNone : blk.next;
@@ -485,7 +528,7 @@ class RipqQueue {
     blk.contents.push_back(Content{h, blk.fill});
     blk.fill += size;
     blk.live++;
-    blk.bytes += size;
+    add_block_bytes(dev, size);
     sections_[sec].bytes += size;
     total_bytes_ += size;
     maybe_split(sec);
@@ -561,7 +604,7 @@ class RipqQueue {
         blocks_[b].contents[i].handle = kNoHandle;
         blocks_[b].live--;
         const uint32_t sec = blocks_[v].section;
-        blocks_[v].bytes -= size;
+        sub_block_bytes(v, size);
         sections_[sec].bytes -= size;
         total_bytes_ -= size;
         table_[h].next = kNone;
@@ -594,16 +637,16 @@ class RipqQueue {
   // Moves h's logical bytes from block `from` to block `to` (an increase).
   void move_logical(Handle h, uint32_t from, uint32_t to) {
     const uint32_t size = table_[h].size_bytes;
-    blocks_[from].bytes -= size;
+    sub_block_bytes(from, size);
     sections_[blocks_[from].section].bytes -= size;
-    blocks_[to].bytes += size;
+    add_block_bytes(to, size);
     sections_[blocks_[to].section].bytes += size;
     collect_empty(from);
   }
 
   void drop_logical(Handle h, uint32_t lb) {
     const uint32_t size = table_[h].size_bytes;
-    blocks_[lb].bytes -= size;
+    sub_block_bytes(lb, size);
     sections_[blocks_[lb].section].bytes -= size;
     total_bytes_ -= size;
   }
@@ -639,6 +682,9 @@ class RipqQueue {
     if (static_cast<double>(s.bytes) * k_ <= 2.0 * static_cast<double>(flash_bytes_)) return;
     // The upper half keeps the section's active blocks, so the cut never lies above either
     // of them (sealed virtual blocks opened at the head can sit above the active device block).
+    // An active block at the section's tail leaves no cut: return before walking (a head
+    // section fed only by increases keeps its active device block at its tail for long).
+    if (s.active_device == s.tail || s.active_virtual == s.tail) return;
     uint64_t acc = 0;
     uint32_t cut = s.head;  // last block of the upper half
     bool passed_dev = cut == s.active_device, passed_virt = cut == s.active_virtual;
@@ -664,6 +710,7 @@ class RipqQueue {
     up.bytes -= moved;
     lo.bytes = moved;
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(rank_of(sec)) + 1, lower);
+    renumber_sections();
     open_active_blocks(lower, lo.head);
       debug_check("split");
   }
@@ -697,6 +744,7 @@ class RipqQueue {
     u.tail = l.tail;
     u.bytes += l.bytes;
     order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    renumber_sections();
     free_sections_.push_back(lo);
     const uint32_t up_dev = u.active_device;
     Block& src = blocks_[lo_dev];
@@ -713,8 +761,8 @@ class RipqQueue {
         dst.fill += size;
         dst.live++;
         if (e.next == kNone) {  // its logical position moves with it
-          src.bytes -= size;
-          dst.bytes += size;
+          sub_block_bytes(lo_dev, size);
+          add_block_bytes(up_dev, size);
         }
       }
       src.contents.clear();
@@ -752,6 +800,9 @@ class RipqQueue {
   std::vector<Section> sections_;
   std::vector<uint32_t> free_sections_;
   std::vector<uint32_t> order_;  // section ids, head to tail
+  mutable std::vector<uint32_t> list_pos_;  // block -> position in the list, tail = 0
+  mutable std::vector<uint64_t> tree_;      // Fenwick tree over list positions (1-based)
+  mutable bool tree_stale_ = true;          // the list changed shape since the last build
   uint32_t list_head_ = kNone, list_tail_ = kNone;
   std::deque<uint32_t> free_slots_;
   uint64_t total_bytes_ = 0;
