@@ -57,6 +57,15 @@ concept GridQueue = requires(Q& q, const Q& cq, Handle h, uint32_t k) {
   q.increase_level(h, k);
 };
 
+/// A queue that can tell, before the policy computes a target priority, that an increase of h
+/// would leave h where it is whatever the target (RIPQ: h is in the head section).
+/// q.skip_increase(h) then has the effect of that increase (counters included) and returns
+/// true; otherwise it does nothing and returns false. Relative policies only.
+template <class Q>
+concept SkipIncreaseQueue = requires(Q& q, Handle h) {
+  { q.skip_increase(h) } -> std::convertible_to<bool>;
+};
+
 template <class P>
 concept Policy = requires(P p, const P cp) {
   { P::kKind } -> std::convertible_to<PriorityKind>;

@@ -32,6 +32,9 @@ class SlruPolicy {
   }
   template <class Q>
   void on_hit(Q& q, ObjectTable&, Handle h) {
+    if constexpr (SkipIncreaseQueue<Q>) {
+      if (q.skip_increase(h)) return;  // no target could move h: p is not needed
+    }
     if (segments_ == 1) {  // LRU: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1]
       q.increase(h, 1.0);
       return;
@@ -64,6 +67,9 @@ class LruPolicy : public SlruPolicy {
   /// SLRU-1's hit, without testing L: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1].
   template <class Q>
   void on_hit(Q& q, ObjectTable&, Handle h) {
+    if constexpr (SkipIncreaseQueue<Q>) {
+      if (q.skip_increase(h)) return;
+    }
     q.increase(h, 1.0);
   }
 

@@ -153,6 +153,96 @@ TEST_CASE("RIPQ structure stays consistent after every request (sets, deletes, s
   }
 }
 
+namespace {
+// Forwards a policy's increase() and priority() to queue Q, and either hides Q's
+// skip_increase() (kSkip false: the policy computes every target priority) or forwards it,
+// counting the increases it skipped (kSkip true).
+template <class Q, bool kSkip>
+struct SkipProbe {
+  Q& q;
+  uint64_t* skipped;
+  void increase(Handle h, double p) { q.increase(h, p); }
+  double priority(Handle h) const { return q.priority(h); }
+  bool skip_increase(Handle h)
+    requires kSkip
+  {
+    const bool s = q.skip_increase(h);
+    *skipped += s;
+    return s;
+  }
+};
+
+// Policy P whose hits go through SkipProbe<Q, kSkip>.
+template <class P, bool kSkip>
+class ProbedPolicy : public P {
+ public:
+  ProbedPolicy(const PolicyConfig& c, uint64_t* skipped) : P(c), skipped_(skipped) {}
+  template <class Q>
+  void on_hit(Q& q, ObjectTable& t, Handle h) {
+    SkipProbe<Q, kSkip> probe{q, skipped_};
+    P::on_hit(probe, t, h);
+  }
+
+ private:
+  uint64_t* skipped_;
+};
+
+// Replays random gets, sets and deletes of random sizes through policy P on RIPQ, with or
+// without skip_increase(); returns each get's hit, then the counters, the increases and each
+// key's final priority (-1 if not cached).
+template <class P, bool kSkip>
+std::vector<double> probed_run(const PolicyConfig& pc, uint32_t k, uint64_t seed,
+                               uint64_t* skipped) {
+  CacheConfig cc;
+  cc.capacity_bytes = 6000;
+  const FrameworkConfig fc = ripq_config(200, k, 3);
+  NullDevice device{DeviceConfig{}};
+  Cache<ProbedPolicy<P, kSkip>, RipqQueue<PriorityKind::kRelative>> cache(
+      cc, fc, ProbedPolicy<P, kSkip>(pc, skipped), device);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<uint64_t> key(1, 300);
+  std::uniform_int_distribution<uint32_t> size(1, 60), op(0, 99);
+  std::vector<double> out;
+  for (int i = 0; i < 20000; ++i) {
+    Request r{0, key(rng), size(rng), Op::kGet};
+    const uint32_t o = op(rng);
+    if (o < 8) r.op = Op::kSet;
+    if (o >= 97) r.op = Op::kDelete;
+    out.push_back(cache.access(r));
+  }
+  const FrameworkCounters& c = cache.queue().counters();
+  for (uint64_t v : {c.placed_bytes, c.placed_objects, c.reinsertions, c.evicted_objects,
+                     c.superseded_bytes, cache.queue().increases()}) {
+    out.push_back(static_cast<double>(v));
+  }
+  for (uint64_t x = 1; x <= 300; ++x) {
+    const Handle h = cache.table().find(x);
+    out.push_back(h == kNoHandle ? -1.0 : cache.queue().priority(h));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("RIPQ's skip_increase() is an increase that could not move the object",
+          "[frameworks][ripq]") {
+  // The same requests with and without the shortcut: every hit, counter (increases included)
+  // and final priority agree, and the shortcut was taken.
+  for (uint32_t k : {2u, 4u, 8u}) {
+    for (uint64_t seed : {1u, 2u}) {
+      INFO("K=" << k << " seed " << seed);
+      uint64_t skipped = 0, none = 0;
+      CHECK(probed_run<SlruPolicy, true>(policy("slru", 3), k, seed, &skipped) ==
+            probed_run<SlruPolicy, false>(policy("slru", 3), k, seed, &none));
+      CHECK(skipped > 1000);
+      const uint64_t slru_skipped = skipped;
+      CHECK(probed_run<LruPolicy, true>(policy("lru"), k, seed, &skipped) ==
+            probed_run<LruPolicy, false>(policy("lru"), k, seed, &none));
+      CHECK(skipped > slru_skipped);
+      CHECK(none == 0);
+    }
+  }
+}
+
 #ifdef FLASHPQ_SHARED_TRACES
 TEST_CASE("RIPQ-LRU and RIPQ-SLRU-3 with K = 8 and B = C/256 are within 0.5 % of exact",
           "[frameworks][ripq][slow]") {

@@ -148,6 +148,19 @@ class RipqQueue {
     move_up(h, rel, sec, from);
   }
 
+  /// An increase never moves an object whose logical block is in the head section: no section
+  /// is above it (see increase()). For such an h this counts the increase, as increase() would,
+  /// and returns true, so a relative policy need not compute the target priority (SLRU's hit
+  /// reads p, an O(log blocks) query, only to find it). Otherwise does nothing and returns
+  /// false. Relative priorities only: an absolute increase also moves h in the histogram.
+  bool skip_increase(Handle h)
+    requires(kKind == PriorityKind::kRelative)
+  {
+    if (rank_of(blocks_[logical_block(h)].section) != 0) return false;
+    increases_++;
+    return true;
+  }
+
   double priority(Handle h) const {
     if constexpr (kKind == PriorityKind::kAbsolute) {
       return absolute(h);
