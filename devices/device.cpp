@@ -63,7 +63,7 @@ std::unique_ptr<Device> make_device(const DeviceConfig& config) {
   throw std::invalid_argument("device.name: unknown device '" + config.name + "'");
 }
 
-void Device::check(uint64_t offset, uint64_t len, const char* what) const {
+void Device::check_slow(uint64_t offset, uint64_t len, const char* what) const {
   if (len == 0 || offset % block_bytes_ != 0 || len % block_bytes_ != 0) {
     throw std::invalid_argument(std::string("device ") + what + " at offset " +
                                 std::to_string(offset) + " length " + std::to_string(len) +

@@ -110,6 +110,30 @@ TEST_CASE("an extent past the capacity throws std::invalid_argument", "[devices]
   CHECK(counters_equal(d.counters(), DeviceCounters{}));
 }
 
+TEST_CASE("the extent checks accept exactly the aligned, non-empty extents within capacity",
+          "[devices]") {
+  // Brute force against the definition, for power-of-two block sizes (the inline fast path)
+  // and others (the out-of-line path), bounded and unbounded.
+  for (uint32_t block : {1u, 2u, 512u, 3000u, 4096u}) {
+    for (uint64_t capacity : {uint64_t{0}, uint64_t{12288}, uint64_t{12000}}) {
+      NullDevice d(null_config(capacity, block));
+      for (uint64_t offset = 0; offset <= 13000; offset += 250) {
+        for (uint64_t len : {0ull, 1ull, 2ull, 512ull, 3000ull, 4096ull, 6000ull, 8192ull}) {
+          const bool ok = len != 0 && offset % block == 0 && len % block == 0 &&
+                          (capacity == 0 || offset + len <= capacity);
+          INFO("block " << block << " capacity " << capacity << " offset " << offset << " len "
+                        << len);
+          if (ok) {
+            CHECK_NOTHROW(d.read(offset, len));
+          } else {
+            CHECK_THROWS_AS(d.read(offset, len), std::invalid_argument);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("capacity 0 means unbounded and block size 1 accepts any extent", "[devices]") {
   NullDevice d(null_config(0, 1));
   d.write(123456789012345ull, 3);
