@@ -17,13 +17,16 @@ struct DeviceEntry {
 
 // The registry: one line per device implementation.
 const DeviceEntry kDevices[] = {
-    {"null", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
+    {"null",
+     [](const DeviceConfig& c) -> std::unique_ptr<Device> {
        return std::make_unique<NullDevice>(c);
      }},
-    {"simflash", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
+    {"simflash",
+     [](const DeviceConfig& c) -> std::unique_ptr<Device> {
        return std::make_unique<SimFlashDevice>(c);
      }},
-    {"block", [](const DeviceConfig& c) -> std::unique_ptr<Device> {
+    {"block",
+     [](const DeviceConfig& c) -> std::unique_ptr<Device> {
        return std::make_unique<BlockDevice>(c);
      }},
 };
@@ -44,8 +47,8 @@ void DeviceConfig::validate() const {
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string allowed;
     for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("device.name: unknown device '" + name + "' (allowed: " +
-                                allowed + ")");
+    throw std::invalid_argument("device.name: unknown device '" + name + "' (allowed: " + allowed +
+                                ")");
   }
   if (logical_block_bytes == 0 || (logical_block_bytes & (logical_block_bytes - 1)) != 0) {
     throw std::invalid_argument("device.logical_block_bytes: expected a power of two, found " +

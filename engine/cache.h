@@ -60,8 +60,8 @@ struct CacheConfig {
 
 /// The exact framework's queue for a policy: exact relative (segments) or exact absolute (heap).
 template <class P>
-using ExactQueueFor = std::conditional_t<P::kKind == PriorityKind::kRelative,
-                                         ExactRelativeQueue, ExactAbsoluteQueue>;
+using ExactQueueFor =
+    std::conditional_t<P::kKind == PriorityKind::kRelative, ExactRelativeQueue, ExactAbsoluteQueue>;
 
 /// A cache running policy P on queue Q with admission A. Not thread-safe; one per cell.
 template <Policy P, class Q, class A = NoAdmission>

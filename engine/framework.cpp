@@ -19,12 +19,11 @@ void FrameworkConfig::validate() const {
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string allowed;
     for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("framework.name: unknown framework '" + name + "' (allowed: " +
-                                allowed + ")");
+    throw std::invalid_argument("framework.name: unknown framework '" + name +
+                                "' (allowed: " + allowed + ")");
   }
   auto bad = [](const std::string& key, const std::string& expected, const std::string& found) {
-    throw std::invalid_argument("framework." + key + ": expected " + expected + ", found " +
-                                found);
+    throw std::invalid_argument("framework." + key + ": expected " + expected + ", found " + found);
   };
   if (placement != "none" && placement != "naive") {
     bad("placement", "none or naive", "'" + placement + "'");

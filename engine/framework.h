@@ -30,8 +30,8 @@ const std::vector<std::string>& queue_framework_names();
 /// `framework`, placing objects on `device`, and calls fn(cache) with it (a Cache<P, Queue, A>&).
 /// Throws std::invalid_argument for an unknown name or a configuration the framework rejects.
 template <Policy P, class A, class Fn>
-decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
-                              P policy, Device& device, A admission, Fn&& fn) {
+decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
+                              Device& device, A admission, Fn&& fn) {
   if (framework.name == "exact") {
     Cache<P, ExactQueueFor<P>, A> c(cache, framework, std::move(policy), device,
                                     std::move(admission));
@@ -52,16 +52,16 @@ decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfi
 
 /// As above, admitting everything.
 template <Policy P, class Fn>
-decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
-                              P policy, Device& device, Fn&& fn) {
+decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
+                              Device& device, Fn&& fn) {
   return with_framework(framework, cache, std::move(policy), device,
                         NoAdmission(AdmissionConfig{}, 0), std::forward<Fn>(fn));
 }
 
 /// As above, on a null device of its own: for pure hit-ratio runs (bench, tests).
 template <Policy P, class Fn>
-decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache,
-                              P policy, Fn&& fn) {
+decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
+                              Fn&& fn) {
   NullDevice device{DeviceConfig{}};
   return with_framework(framework, cache, std::move(policy), device, std::forward<Fn>(fn));
 }

@@ -4,9 +4,12 @@ namespace flashpq {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::kGet: return "get";
-    case Op::kSet: return "set";
-    case Op::kDelete: return "delete";
+    case Op::kGet:
+      return "get";
+    case Op::kSet:
+      return "set";
+    case Op::kDelete:
+      return "delete";
   }
   return "?";
 }

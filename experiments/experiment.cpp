@@ -18,95 +18,241 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> names_of(const std::vector<std::string>& v) { return v; }
+std::vector<std::string> names_of(const std::vector<std::string>& v) {
+  return v;
+}
 
 std::vector<KeySpec> build_schema() {
   using VT = ValueType;
   return {
-      {"trace.path", VT::kPath, "", "path",
-       "trace file (plain or zstd-compressed); required unless format is generator", {}, 0, 0,
+      {"trace.path",
+       VT::kPath,
+       "",
+       "path",
+       "trace file (plain or zstd-compressed); required unless format is generator",
+       {},
+       0,
+       0,
        true},
       {"trace.format", VT::kEnum, "oracleGeneral", "", "trace format",
        names_of(trace_format_names())},
-      {"trace.time_col", VT::kInt, "0", "column", "csv: 1-based time column, 0 = none", {}, 0,
+      {"trace.time_col",
+       VT::kInt,
+       "0",
+       "column",
+       "csv: 1-based time column, 0 = none",
+       {},
+       0,
        4096},
-      {"trace.key_col", VT::kInt, "0", "column", "csv: 1-based key column (required for csv)",
-       {}, 0, 4096},
-      {"trace.size_col", VT::kInt, "0", "column", "csv: 1-based size column, 0 = every size 1",
-       {}, 0, 4096},
-      {"trace.op_col", VT::kInt, "0", "column", "csv: 1-based op column, 0 = every op a get", {},
-       0, 4096},
+      {"trace.key_col",
+       VT::kInt,
+       "0",
+       "column",
+       "csv: 1-based key column (required for csv)",
+       {},
+       0,
+       4096},
+      {"trace.size_col",
+       VT::kInt,
+       "0",
+       "column",
+       "csv: 1-based size column, 0 = every size 1",
+       {},
+       0,
+       4096},
+      {"trace.op_col",
+       VT::kInt,
+       "0",
+       "column",
+       "csv: 1-based op column, 0 = every op a get",
+       {},
+       0,
+       4096},
       {"trace.header", VT::kBool, "false", "", "csv: first line is a header", {}},
       {"trace.delimiter", VT::kChar, ",", "", "csv: field delimiter (one character)", {}},
-      {"trace.key_is_numeric", VT::kBool, "true", "",
-       "csv: keys are decimal integers (false: hash the key text)", {}},
-      {"trace.time_unit", VT::kEnum, "s", "", "csv and kvcache_csv: unit of the time column",
-       {"s", "ms", "us", "ns"}},
-      {"trace.generator", VT::kEnum, "device_io", "", "generator: the request generator",
-       {"device_io"}},
-      {"trace.pattern", VT::kEnum, "uniform_random", "",
-       "device_io: offsets of the I/Os after the fill", {"sequential", "uniform_random"}},
-      {"trace.op", VT::kEnum, "write", "", "device_io: the I/Os after the fill",
-       {"write", "read"}},
-      {"trace.io_size", VT::kSize, "4KiB", "bytes", "device_io: bytes per I/O, and alignment",
+      {"trace.key_is_numeric",
+       VT::kBool,
+       "true",
+       "",
+       "csv: keys are decimal integers (false: hash the key text)",
        {}},
-      {"trace.requests", VT::kInt, "1000000", "requests", "device_io: I/Os after the fill", {},
-       1, 1125899906842624.0},
-      {"trace.fill", VT::kBool, "true", "",
-       "device_io: write the whole exported space sequentially first (always warm-up)", {}},
-      {"seed", VT::kInt, "1", "", "seed of every random stream of the cell", {}, 0,
+      {"trace.time_unit",
+       VT::kEnum,
+       "s",
+       "",
+       "csv and kvcache_csv: unit of the time column",
+       {"s", "ms", "us", "ns"}},
+      {"trace.generator",
+       VT::kEnum,
+       "device_io",
+       "",
+       "generator: the request generator",
+       {"device_io"}},
+      {"trace.pattern",
+       VT::kEnum,
+       "uniform_random",
+       "",
+       "device_io: offsets of the I/Os after the fill",
+       {"sequential", "uniform_random"}},
+      {"trace.op", VT::kEnum, "write", "", "device_io: the I/Os after the fill", {"write", "read"}},
+      {"trace.io_size", VT::kSize, "4KiB", "bytes", "device_io: bytes per I/O, and alignment", {}},
+      {"trace.requests",
+       VT::kInt,
+       "1000000",
+       "requests",
+       "device_io: I/Os after the fill",
+       {},
+       1,
+       1125899906842624.0},
+      {"trace.fill",
+       VT::kBool,
+       "true",
+       "",
+       "device_io: write the whole exported space sequentially first (always warm-up)",
+       {}},
+      {"seed",
+       VT::kInt,
+       "1",
+       "",
+       "seed of every random stream of the cell",
+       {},
+       0,
        9007199254740992.0},
-      {"warmup", VT::kFraction, "0", "fraction",
-       "fraction of requests excluded from the metrics, in [0, 1)", {}},
-      {"cache.capacity", VT::kCapacity, "0.1", "bytes or fraction",
+      {"warmup",
+       VT::kFraction,
+       "0",
+       "fraction",
+       "fraction of requests excluded from the metrics, in [0, 1)",
+       {}},
+      {"cache.capacity",
+       VT::kCapacity,
+       "0.1",
+       "bytes or fraction",
        "bytes with a unit (256MiB, 4KiB; a plain integer is bytes) or, written with a decimal "
        "point, a fraction in (0, 1] of the working set (sum of first-seen sizes)",
        {}},
-      {"cache.unit_size", VT::kBool, "false", "",
-       "count every object as size 1 (capacity in objects)", {}},
-      {"cache.on_size_change", VT::kEnum, "keep", "",
+      {"cache.unit_size",
+       VT::kBool,
+       "false",
+       "",
+       "count every object as size 1 (capacity in objects)",
+       {}},
+      {"cache.on_size_change",
+       VT::kEnum,
+       "keep",
+       "",
        "a get whose size differs from the cached copy: keep = hit, copy keeps its size "
        "(libCacheSim); update = miss, reinsert with the new size",
        {"keep", "update"}},
       {"policy.name", VT::kEnum, "lru", "", "caching policy", names_of(policy_names())},
       {"policy.segments", VT::kInt, "3", "", "L: SLRU segments, GDSF frequency cap", {}, 1, 64},
       {"admission.name", VT::kEnum, "none", "", "admission policy", {"none", "tinylfu"}},
-      {"admission.sample_factor", VT::kInt, "10", "",
-       "tinylfu: additions between halvings, per expected object (Caffeine: 10)", {}, 1, 1000},
-      {"admission.counters_multiplier", VT::kFloat, "1", "",
-       "tinylfu: sketch words per expected object, in (0, 64] (Caffeine: 1.0)", {}, 1e-9, 64},
-      {"admission.doorkeeper", VT::kBool, "false", "",
-       "tinylfu: Bloom-filter doorkeeper in front of the sketch (Caffeine: off)", {}},
-      {"admission.doorkeeper_insertions_multiplier", VT::kFloat, "3", "",
-       "tinylfu doorkeeper: insertions per expected object, in (0, 64]", {}, 1e-9, 64},
-      {"admission.doorkeeper_fpp", VT::kFloat, "0.01", "",
-       "tinylfu doorkeeper: false-positive probability, in (0, 0.5]", {}, 1e-9, 0.5},
+      {"admission.sample_factor",
+       VT::kInt,
+       "10",
+       "",
+       "tinylfu: additions between halvings, per expected object (Caffeine: 10)",
+       {},
+       1,
+       1000},
+      {"admission.counters_multiplier",
+       VT::kFloat,
+       "1",
+       "",
+       "tinylfu: sketch words per expected object, in (0, 64] (Caffeine: 1.0)",
+       {},
+       1e-9,
+       64},
+      {"admission.doorkeeper",
+       VT::kBool,
+       "false",
+       "",
+       "tinylfu: Bloom-filter doorkeeper in front of the sketch (Caffeine: off)",
+       {}},
+      {"admission.doorkeeper_insertions_multiplier",
+       VT::kFloat,
+       "3",
+       "",
+       "tinylfu doorkeeper: insertions per expected object, in (0, 64]",
+       {},
+       1e-9,
+       64},
+      {"admission.doorkeeper_fpp",
+       VT::kFloat,
+       "0.01",
+       "",
+       "tinylfu doorkeeper: false-positive probability, in (0, 0.5]",
+       {},
+       1e-9,
+       0.5},
       {"framework.name", VT::kEnum, "exact", "", "priority-queue framework",
        names_of(framework_names())},
-      {"framework.placement", VT::kEnum, "none", "",
+      {"framework.placement",
+       VT::kEnum,
+       "none",
+       "",
        "exact: none = in memory; naive = each object written alone at the lowest free aligned "
        "offset, trimmed on eviction (RIPQ paper 4.2)",
        {"none", "naive"}},
-      {"framework.placement_alignment", VT::kSize, "4KiB", "bytes",
-       "exact, naive placement: alignment of each object's extent (a power of two)", {}},
-      {"framework.block_size", VT::kSize, "1MiB", "bytes",
-       "ripq, sipq: device block size B (objects in unit-size mode)", {}},
-      {"framework.insertion_points", VT::kInt, "8", "", "ripq: insertion points K (alpha = 1/K)",
-       {}, 1, 64},
-      {"framework.reserved_blocks", VT::kInt, "10", "blocks",
-       "ripq: free device blocks kept for sealing", {}, 1, 1000},
-      {"framework.materialize_threshold", VT::kFraction, "0", "fraction",
+      {"framework.placement_alignment",
+       VT::kSize,
+       "4KiB",
+       "bytes",
+       "exact, naive placement: alignment of each object's extent (a power of two)",
+       {}},
+      {"framework.block_size",
+       VT::kSize,
+       "1MiB",
+       "bytes",
+       "ripq, sipq: device block size B (objects in unit-size mode)",
+       {}},
+      {"framework.insertion_points",
+       VT::kInt,
+       "8",
+       "",
+       "ripq: insertion points K (alpha = 1/K)",
+       {},
+       1,
+       64},
+      {"framework.reserved_blocks",
+       VT::kInt,
+       "10",
+       "blocks",
+       "ripq: free device blocks kept for sealing",
+       {},
+       1,
+       1000},
+      {"framework.materialize_threshold",
+       VT::kFraction,
+       "0",
+       "fraction",
        "ripq: objects below this relative priority are evicted, not materialized, in [0, 1)",
        {}},
-      {"framework.histogram_bins", VT::kInt, "100", "",
-       "ripq: bins of the absolute-priority histogram (kappa)", {}, 2, 100000},
-      {"framework.occupancy", VT::kUnitInterval, "0.5", "fraction",
-       "sipq: logical occupancy theta, share of capacity in the virtual cache, in [0, 1]", {}},
-      {"framework.read_hits", VT::kBool, "true", "",
+      {"framework.histogram_bins",
+       VT::kInt,
+       "100",
+       "",
+       "ripq: bins of the absolute-priority histogram (kappa)",
+       {},
+       2,
+       100000},
+      {"framework.occupancy",
+       VT::kUnitInterval,
+       "0.5",
+       "fraction",
+       "sipq: logical occupancy theta, share of capacity in the virtual cache, in [0, 1]",
+       {}},
+      {"framework.read_hits",
+       VT::kBool,
+       "true",
+       "",
        "a cache hit reads the object from the device where it is on flash (ripq, sipq, exact "
        "naive; RAM buffers and placement none read nothing)",
        {}},
-      {"framework.offset_unit", VT::kSize, "1", "bytes",
+      {"framework.offset_unit",
+       VT::kSize,
+       "1",
+       "bytes",
        "direct: bytes per unit of the trace's key (byte offset = key x unit; 512 for sector "
        "numbers)",
        {}},
@@ -117,85 +263,259 @@ std::vector<KeySpec> build_schema() {
       {"device.profile", VT::kEnum, "tiny", "", "simflash: base geometry and timings",
        names_of(simflash_profile_names())},
       {"device.channels", VT::kInt, "", "", "simflash: flash channels", {}, 1, 1024, true},
-      {"device.dies_per_channel", VT::kInt, "", "", "simflash: dies on each channel", {}, 1,
-       1024, true},
-      {"device.planes_per_die", VT::kInt, "", "", "simflash: planes in each die", {}, 1, 64,
+      {"device.dies_per_channel",
+       VT::kInt,
+       "",
+       "",
+       "simflash: dies on each channel",
+       {},
+       1,
+       1024,
        true},
-      {"device.blocks_per_plane", VT::kInt, "", "blocks",
-       "simflash: erase blocks per plane = superblocks", {}, 2, 16777216, true},
-      {"device.pages_per_block", VT::kInt, "", "pages", "simflash: pages per erase block", {}, 1,
-       65535, true},
-      {"device.page_size", VT::kSize, "", "bytes",
-       "simflash: page size = mapping unit = logical block (power of two, 512B..1MiB)", {}, 0, 0,
+      {"device.planes_per_die", VT::kInt, "", "", "simflash: planes in each die", {}, 1, 64, true},
+      {"device.blocks_per_plane",
+       VT::kInt,
+       "",
+       "blocks",
+       "simflash: erase blocks per plane = superblocks",
+       {},
+       2,
+       16777216,
        true},
-      {"device.utilization", VT::kFloat, "", "fraction",
-       "simflash: rho = exported / physical pages, in (0, 1)", {}, 1e-9, 0.999999999, true},
-      {"device.over_provisioning", VT::kFloat, "", "fraction",
-       "simflash: (physical - exported) / exported, instead of utilization", {}, 1e-9, 1000,
+      {"device.pages_per_block",
+       VT::kInt,
+       "",
+       "pages",
+       "simflash: pages per erase block",
+       {},
+       1,
+       65535,
        true},
-      {"device.gc_policy", VT::kEnum, "", "", "simflash: GC victim selection",
-       {"greedy", "fifo", "cost_benefit", "d_choices"}, 0, 0, true},
-      {"device.gc_d", VT::kInt, "", "", "simflash, d_choices: candidates per victim", {}, 1, 1024,
+      {"device.page_size",
+       VT::kSize,
+       "",
+       "bytes",
+       "simflash: page size = mapping unit = logical block (power of two, 512B..1MiB)",
+       {},
+       0,
+       0,
        true},
-      {"device.gc_stream", VT::kEnum, "", "", "simflash: frontier of GC copies",
-       {"separate", "shared"}, 0, 0, true},
-      {"device.gc_low_watermark", VT::kInt, "", "superblocks",
-       "simflash: GC starts below this many free superblocks", {}, 1, 16777216, true},
-      {"device.gc_high_watermark", VT::kInt, "", "superblocks",
-       "simflash: GC runs until this many are free", {}, 1, 16777216, true},
+      {"device.utilization",
+       VT::kFloat,
+       "",
+       "fraction",
+       "simflash: rho = exported / physical pages, in (0, 1)",
+       {},
+       1e-9,
+       0.999999999,
+       true},
+      {"device.over_provisioning",
+       VT::kFloat,
+       "",
+       "fraction",
+       "simflash: (physical - exported) / exported, instead of utilization",
+       {},
+       1e-9,
+       1000,
+       true},
+      {"device.gc_policy",
+       VT::kEnum,
+       "",
+       "",
+       "simflash: GC victim selection",
+       {"greedy", "fifo", "cost_benefit", "d_choices"},
+       0,
+       0,
+       true},
+      {"device.gc_d",
+       VT::kInt,
+       "",
+       "",
+       "simflash, d_choices: candidates per victim",
+       {},
+       1,
+       1024,
+       true},
+      {"device.gc_stream",
+       VT::kEnum,
+       "",
+       "",
+       "simflash: frontier of GC copies",
+       {"separate", "shared"},
+       0,
+       0,
+       true},
+      {"device.gc_low_watermark",
+       VT::kInt,
+       "",
+       "superblocks",
+       "simflash: GC starts below this many free superblocks",
+       {},
+       1,
+       16777216,
+       true},
+      {"device.gc_high_watermark",
+       VT::kInt,
+       "",
+       "superblocks",
+       "simflash: GC runs until this many are free",
+       {},
+       1,
+       16777216,
+       true},
       {"device.tR_us", VT::kFloat, "", "us", "simflash: page read latency", {}, 0, 1e9, true},
-      {"device.tPROG_us", VT::kFloat, "", "us", "simflash: page program latency", {}, 0, 1e9,
+      {"device.tPROG_us", VT::kFloat, "", "us", "simflash: page program latency", {}, 0, 1e9, true},
+      {"device.tBERS_us", VT::kFloat, "", "us", "simflash: block erase latency", {}, 0, 1e9, true},
+      {"device.channel_bandwidth_mib_s",
+       VT::kFloat,
+       "",
+       "MiB/s",
+       "simflash: transfer rate of one channel (0 = instant)",
+       {},
+       0,
+       1e9,
        true},
-      {"device.tBERS_us", VT::kFloat, "", "us", "simflash: block erase latency", {}, 0, 1e9,
-       true},
-      {"device.channel_bandwidth_mib_s", VT::kFloat, "", "MiB/s",
-       "simflash: transfer rate of one channel (0 = instant)", {}, 0, 1e9, true},
       // block: a real file or block device; unset keys take BlockConfig's defaults, shown
       // resolved in the results row. Fields in devices/block/block_config.h.
-      {"device.path", VT::kPath, "", "path",
+      {"device.path",
+       VT::kPath,
+       "",
+       "path",
        "block: file or block device (required; a missing file is created with device.capacity)",
-       {}, 0, 0, true},
-      {"device.capacity", VT::kSize, "", "bytes",
-       "block: bytes used from offset 0 (default: the whole device or file)", {}, 0, 0, true},
-      {"device.engine", VT::kEnum, "", "", "block: I/O engine (default io_uring)",
-       {"io_uring", "psync"}, 0, 0, true},
-      {"device.queue_depth", VT::kInt, "", "", "block: I/Os in flight at most (default 32)", {},
-       1, 4096, true},
-      {"device.max_io_size", VT::kSize, "", "bytes",
-       "block: largest single I/O, longer requests go as pieces (default 1MiB; power of two)", {},
-       0, 0, true},
-      {"device.o_direct", VT::kBool, "", "",
+       {},
+       0,
+       0,
+       true},
+      {"device.capacity",
+       VT::kSize,
+       "",
+       "bytes",
+       "block: bytes used from offset 0 (default: the whole device or file)",
+       {},
+       0,
+       0,
+       true},
+      {"device.engine",
+       VT::kEnum,
+       "",
+       "",
+       "block: I/O engine (default io_uring)",
+       {"io_uring", "psync"},
+       0,
+       0,
+       true},
+      {"device.queue_depth",
+       VT::kInt,
+       "",
+       "",
+       "block: I/Os in flight at most (default 32)",
+       {},
+       1,
+       4096,
+       true},
+      {"device.max_io_size",
+       VT::kSize,
+       "",
+       "bytes",
+       "block: largest single I/O, longer requests go as pieces (default 1MiB; power of two)",
+       {},
+       0,
+       0,
+       true},
+      {"device.o_direct",
+       VT::kBool,
+       "",
+       "",
        "block: O_DIRECT (default true; buffered if the filesystem refuses, said in block_notes)",
-       {}, 0, 0, true},
-      {"device.registered_buffers", VT::kBool, "", "",
-       "block: io_uring registered buffers and file (default true)", {}, 0, 0, true},
-      {"device.verify", VT::kBool, "", "",
+       {},
+       0,
+       0,
+       true},
+      {"device.registered_buffers",
+       VT::kBool,
+       "",
+       "",
+       "block: io_uring registered buffers and file (default true)",
+       {},
+       0,
+       0,
+       true},
+      {"device.verify",
+       VT::kBool,
+       "",
+       "",
        "block: headers with CRC32C on every written block, checked on every read (default "
        "false)",
-       {}, 0, 0, true},
-      {"device.discard_before_run", VT::kBool, "", "",
-       "block: discard the whole capacity before the run (default false)", {}, 0, 0, true},
-      {"device.nvme_counters", VT::kBool, "", "",
-       "block: read the NVMe drive's write counters for wa_device (default true)", {}, 0, 0,
+       {},
+       0,
+       0,
+       true},
+      {"device.discard_before_run",
+       VT::kBool,
+       "",
+       "",
+       "block: discard the whole capacity before the run (default false)",
+       {},
+       0,
+       0,
+       true},
+      {"device.nvme_counters",
+       VT::kBool,
+       "",
+       "",
+       "block: read the NVMe drive's write counters for wa_device (default true)",
+       {},
+       0,
+       0,
        true},
       // Timed runs (sim/timing.h): the arrival keys apply when mode is not none.
-      {"timing.mode", VT::kEnum, "none", "",
+      {"timing.mode",
+       VT::kEnum,
+       "none",
+       "",
        "none = functional (counts only); simulated = discrete-event time on simflash; wall = "
        "the wall clock on device block (which is timed anyway: with none, framework direct "
        "keeps device.queue_depth requests in flight)",
        {"none", "simulated", "wall"}},
-      {"timing.arrival", VT::kEnum, "closed_loop", "",
+      {"timing.arrival",
+       VT::kEnum,
+       "closed_loop",
+       "",
        "closed_loop = `clients` requests in flight; trace = the trace's timestamps x time_scale; "
        "constant or poisson = open loop at `rate`",
        {"closed_loop", "trace", "constant", "poisson"}},
-      {"timing.clients", VT::kInt, "1", "requests", "closed_loop: clients (queue depth)", {}, 1,
+      {"timing.clients",
+       VT::kInt,
+       "1",
+       "requests",
+       "closed_loop: clients (queue depth)",
+       {},
+       1,
        65536},
-      {"timing.think_time_us", VT::kFloat, "0", "us",
-       "closed_loop: delay between a completion and the client's next request", {}, 0, 1e12},
-      {"timing.rate", VT::kFloat, "1000", "requests/s", "constant, poisson: arrival rate", {},
-       1e-6, 1e12},
-      {"timing.time_scale", VT::kFloat, "1", "", "trace: multiplies inter-arrival times", {},
-       1e-9, 1e9},
+      {"timing.think_time_us",
+       VT::kFloat,
+       "0",
+       "us",
+       "closed_loop: delay between a completion and the client's next request",
+       {},
+       0,
+       1e12},
+      {"timing.rate",
+       VT::kFloat,
+       "1000",
+       "requests/s",
+       "constant, poisson: arrival rate",
+       {},
+       1e-6,
+       1e12},
+      {"timing.time_scale",
+       VT::kFloat,
+       "1",
+       "",
+       "trace: multiplies inter-arrival times",
+       {},
+       1e-9,
+       1e9},
   };
 }
 
@@ -214,8 +534,8 @@ const KeySpec* find_spec(const std::string& key) {
 
 [[noreturn]] void fail(const std::string& where, const std::string& key,
                        const std::string& expected, const std::string& found) {
-  throw ConfigError(fmt::format("{}: key '{}': expected {}, found '{}'", where, key, expected,
-                                found));
+  throw ConfigError(
+      fmt::format("{}: key '{}': expected {}, found '{}'", where, key, expected, found));
 }
 
 std::string allowed_keys_under(const std::string& section) {
@@ -236,8 +556,12 @@ std::string allowed_keys_under(const std::string& section) {
 }
 
 // YAML reads `null` and `~` as a null node; `device: {name: null}` means the device "null".
-bool is_scalar(const YAML::Node& n) { return n.IsScalar() || n.IsNull(); }
-std::string scalar_text(const YAML::Node& n) { return n.IsNull() ? "null" : n.Scalar(); }
+bool is_scalar(const YAML::Node& n) {
+  return n.IsScalar() || n.IsNull();
+}
+std::string scalar_text(const YAML::Node& n) {
+  return n.IsNull() ? "null" : n.Scalar();
+}
 
 std::string where_of(const std::string& file, const YAML::Node& node) {
   return fmt::format("{}:{}", file, node.Mark().line + 1);
@@ -390,13 +714,12 @@ ParsedFile parse_file(const std::string& file) {
         const std::string akey = axis.first.Scalar();
         const std::string awhere = where_of(file, axis.first);
         if (!find_spec(akey)) {
-          throw ConfigError(fmt::format("{}: unknown matrix key '{}' (allowed: {})", awhere, akey,
-                                        [] {
-                                          std::vector<std::string> k;
-                                          for (const auto& s : experiment_schema())
-                                            k.push_back(s.key);
-                                          return join(k);
-                                        }()));
+          throw ConfigError(
+              fmt::format("{}: unknown matrix key '{}' (allowed: {})", awhere, akey, [] {
+                std::vector<std::string> k;
+                for (const auto& s : experiment_schema()) k.push_back(s.key);
+                return join(k);
+              }()));
         }
         for (const auto* group : {&pf.matrix, &pf.zip}) {
           for (const auto& [k, _] : *group) {
@@ -413,15 +736,15 @@ ParsedFile parse_file(const std::string& file) {
     } else if (val.IsMap()) {
       const std::string allowed = allowed_keys_under(key);
       if (allowed.empty()) {
-        throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: {})", where, key,
-                                      allowed_keys_under("")));
+        throw ConfigError(
+            fmt::format("{}: unknown key '{}' (allowed: {})", where, key, allowed_keys_under("")));
       }
       for (const auto& sub : val) {
         const std::string full = key + "." + sub.first.Scalar();
         const std::string swhere = where_of(file, sub.first);
         if (!find_spec(full)) {
-          throw ConfigError(fmt::format("{}: unknown key '{}' (allowed under {}: {})", swhere,
-                                        full, key, allowed));
+          throw ConfigError(fmt::format("{}: unknown key '{}' (allowed under {}: {})", swhere, full,
+                                        key, allowed));
         }
         if (!is_scalar(sub.second)) {
           fail(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
@@ -435,8 +758,8 @@ ParsedFile parse_file(const std::string& file) {
     } else if (find_spec(key)) {
       fail(where, key, "a scalar (lists belong under matrix:)", YAML::Dump(val));
     } else {
-      throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: {})", where, key,
-                                    allowed_keys_under("")));
+      throw ConfigError(
+          fmt::format("{}: unknown key '{}' (allowed: {})", where, key, allowed_keys_under("")));
     }
   }
   return pf;
@@ -449,13 +772,13 @@ void apply_override(ParsedFile& pf, const Override& o) {
   if (!find_spec(o.key)) {
     std::vector<std::string> k;
     for (const auto& s : experiment_schema()) k.push_back(s.key);
-    throw ConfigError(fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where,
-                                  o.key, join(k)));
+    throw ConfigError(
+        fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where, o.key, join(k)));
   }
   auto axis = std::find_if(pf.matrix.begin(), pf.matrix.end(),
                            [&](const auto& a) { return a.first == o.key; });
-  auto zipped = std::find_if(pf.zip.begin(), pf.zip.end(),
-                             [&](const auto& a) { return a.first == o.key; });
+  auto zipped =
+      std::find_if(pf.zip.begin(), pf.zip.end(), [&](const auto& a) { return a.first == o.key; });
   pf.base.erase(o.key);
   YAML::Node n;
   try {
@@ -470,9 +793,12 @@ void apply_override(ParsedFile& pf, const Override& o) {
       vals.push_back({scalar_text(item), where});
     }
     if (vals.empty()) fail(where, o.key, "a non-empty list", o.value);
-    if (zipped != pf.zip.end()) zipped->second = std::move(vals);  // lengths checked later
-    else if (axis != pf.matrix.end()) axis->second = std::move(vals);  // keeps its place
-    else pf.matrix.emplace_back(o.key, std::move(vals));
+    if (zipped != pf.zip.end())
+      zipped->second = std::move(vals);  // lengths checked later
+    else if (axis != pf.matrix.end())
+      axis->second = std::move(vals);  // keeps its place
+    else
+      pf.matrix.emplace_back(o.key, std::move(vals));
   } else {
     if (zipped != pf.zip.end()) pf.zip.erase(zipped);  // pinned: the rest still zip
     if (axis != pf.matrix.end()) pf.matrix.erase(axis);
@@ -532,7 +858,8 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
   // Keys that only one choice reads are errors elsewhere, never silently ignored.
   auto only_for = [&](const std::vector<std::string>& keys, bool applies, const char* what) {
     for (const auto& k : keys) {
-      if (is_set(k) && !applies) fail(get(k).where, k, std::string("no value: it applies to ") + what + " only", text(k));
+      if (is_set(k) && !applies)
+        fail(get(k).where, k, std::string("no value: it applies to ") + what + " only", text(k));
     }
   };
 
@@ -559,9 +886,10 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.trace.device_io.fill = as_bool("trace.fill");
   } else {
     if (text("trace.path").empty()) {
-      throw ConfigError(fmt::format("{}: key 'trace.path' is required (a trace file) unless "
-                                    "trace.format is generator",
-                                    file));
+      throw ConfigError(
+          fmt::format("{}: key 'trace.path' is required (a trace file) unless "
+                      "trace.format is generator",
+                      file));
     }
     c.trace.path = resolve_path(text("trace.path"), file);
     if (!fs::is_regular_file(c.trace.path)) {
@@ -618,12 +946,24 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
 
   // simflash: the profile, then every key set in the file overrides its field; the row shows
   // the resolved value of every field.
-  const std::vector<std::string> simflash_keys = {
-      "device.profile", "device.channels", "device.dies_per_channel", "device.planes_per_die",
-      "device.blocks_per_plane", "device.pages_per_block", "device.page_size",
-      "device.utilization", "device.over_provisioning", "device.gc_policy", "device.gc_d",
-      "device.gc_stream", "device.gc_low_watermark", "device.gc_high_watermark",
-      "device.tR_us", "device.tPROG_us", "device.tBERS_us", "device.channel_bandwidth_mib_s"};
+  const std::vector<std::string> simflash_keys = {"device.profile",
+                                                  "device.channels",
+                                                  "device.dies_per_channel",
+                                                  "device.planes_per_die",
+                                                  "device.blocks_per_plane",
+                                                  "device.pages_per_block",
+                                                  "device.page_size",
+                                                  "device.utilization",
+                                                  "device.over_provisioning",
+                                                  "device.gc_policy",
+                                                  "device.gc_d",
+                                                  "device.gc_stream",
+                                                  "device.gc_low_watermark",
+                                                  "device.gc_high_watermark",
+                                                  "device.tR_us",
+                                                  "device.tPROG_us",
+                                                  "device.tBERS_us",
+                                                  "device.channel_bandwidth_mib_s"};
   const bool simflash = c.device.name == "simflash";
   only_for(simflash_keys, simflash, "device simflash");
   if (!simflash) {
@@ -678,10 +1018,16 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     f.seed = c.seed;  // the FTL's d_choices stream follows the cell seed
   }
   // block: every key set overrides BlockConfig's default; the row shows the resolved values.
-  const std::vector<std::string> block_keys = {
-      "device.path", "device.capacity", "device.engine", "device.queue_depth",
-      "device.max_io_size", "device.o_direct", "device.registered_buffers", "device.verify",
-      "device.discard_before_run", "device.nvme_counters"};
+  const std::vector<std::string> block_keys = {"device.path",
+                                               "device.capacity",
+                                               "device.engine",
+                                               "device.queue_depth",
+                                               "device.max_io_size",
+                                               "device.o_direct",
+                                               "device.registered_buffers",
+                                               "device.verify",
+                                               "device.discard_before_run",
+                                               "device.nvme_counters"};
   const bool block = c.device.name == "block";
   only_for(block_keys, block, "device block");
   if (block) {
@@ -784,10 +1130,10 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
            closed ? text("timing.clients") : text("timing.arrival"));
     }
   } else {
-    only_for({"timing.clients", "timing.think_time_us", "timing.rate", "timing.time_scale"},
-             false, "timed runs (timing.mode simulated or wall)");
-    for (const char* k : {"timing.arrival", "timing.clients", "timing.think_time_us",
-                          "timing.rate", "timing.time_scale"}) {
+    only_for({"timing.clients", "timing.think_time_us", "timing.rate", "timing.time_scale"}, false,
+             "timed runs (timing.mode simulated or wall)");
+    for (const char* k : {"timing.arrival", "timing.clients", "timing.think_time_us", "timing.rate",
+                          "timing.time_scale"}) {
       set_parameter(k, "");
     }
   }
@@ -809,7 +1155,8 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       if (c.framework.name != "direct") {
         throw std::invalid_argument(
             "trace.format: generator device_io yields block I/O: it needs framework direct, "
-            "found '" + c.framework.name + "'");
+            "found '" +
+            c.framework.name + "'");
       }
     }
     c.trace.validate();
@@ -818,8 +1165,10 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.admission.validate();
     c.framework.validate();
     if (c.policy.name == "wtinylfu" && c.framework.name != "exact") {
-      throw std::invalid_argument("framework.name: policy wtinylfu is a whole cache and runs on "
-                                  "framework exact only, found '" + c.framework.name + "'");
+      throw std::invalid_argument(
+          "framework.name: policy wtinylfu is a whole cache and runs on "
+          "framework exact only, found '" +
+          c.framework.name + "'");
     }
   } catch (const std::invalid_argument& e) {
     // Components name the key first ("trace.key_col must be ..."): point at where it was
@@ -877,11 +1226,17 @@ uint64_t parse_size(const std::string& text) {
   }
   std::string unit(p, e);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
-  static const std::pair<const char*, uint64_t> kUnits[] = {
-      {"", 1},           {"B", 1},
-      {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
-      {"kB", 1000},      {"KB", 1000},        {"MB", 1000000},     {"GB", 1000000000},
-      {"TB", 1000000000000ull}};
+  static const std::pair<const char*, uint64_t> kUnits[] = {{"", 1},
+                                                            {"B", 1},
+                                                            {"KiB", 1ull << 10},
+                                                            {"MiB", 1ull << 20},
+                                                            {"GiB", 1ull << 30},
+                                                            {"TiB", 1ull << 40},
+                                                            {"kB", 1000},
+                                                            {"KB", 1000},
+                                                            {"MB", 1000000},
+                                                            {"GB", 1000000000},
+                                                            {"TB", 1000000000000ull}};
   for (const auto& [name, mult] : kUnits) {
     if (unit == name) {
       if (n > UINT64_MAX / mult) {
@@ -909,10 +1264,10 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
   const size_t zip_len = pf.zip.empty() ? 1 : pf.zip.front().second.size();
   for (const auto& [k, vals] : pf.zip) {
     if (vals.size() != zip_len) {
-      throw ConfigError(fmt::format(
-          "{}: zip lists must have one length: '{}' has {} values, '{}' has {}",
-          pf.zip_where.empty() ? path : pf.zip_where, pf.zip.front().first, zip_len, k,
-          vals.size()));
+      throw ConfigError(
+          fmt::format("{}: zip lists must have one length: '{}' has {} values, '{}' has {}",
+                      pf.zip_where.empty() ? path : pf.zip_where, pf.zip.front().first, zip_len, k,
+                      vals.size()));
     }
   }
   // Cartesian product, the first axis varying slowest, the zip axis fastest.

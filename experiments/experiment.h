@@ -5,9 +5,9 @@
 // first key varying slowest; the lists under `zip:` (all of one length) vary together as one
 // more axis, varying fastest (e.g. an I/O size with the request count that suits it).
 // `--set KEY=VALUE` replaces that key everywhere, the matrix and zip included (a YAML list as
-// VALUE makes it a matrix axis, or replaces its zip list; a scalar pins it). Unknown keys, bad units and
-// out-of-range values are errors naming the file, the line, the key and what is allowed, and
-// they are all found before any cell runs.
+// VALUE makes it a matrix axis, or replaces its zip list; a scalar pins it). Unknown keys, bad
+// units and out-of-range values are errors naming the file, the line, the key and what is allowed,
+// and they are all found before any cell runs.
 #pragma once
 
 #include <cstdint>
@@ -34,12 +34,22 @@ class ConfigError : public std::runtime_error {
 
 /// The kinds of value the schema knows.
 enum class ValueType {
-  kString, kPath, kEnum, kInt, kFloat, kBool, kFraction, kUnitInterval, kCapacity, kSize, kChar
+  kString,
+  kPath,
+  kEnum,
+  kInt,
+  kFloat,
+  kBool,
+  kFraction,
+  kUnitInterval,
+  kCapacity,
+  kSize,
+  kChar
 };
 
 /// One configurable key.
 struct KeySpec {
-  std::string key;            // dotted path
+  std::string key;  // dotted path
   ValueType type;
   std::string default_value;  // as YAML text; empty = required
   std::string unit;           // for help: "bytes", "fraction", "" …
@@ -107,8 +117,8 @@ struct Override {
 
 /// Loads, overrides, expands and validates an experiment file. A relative `trace.path` is taken
 /// from the current directory when it exists there, else from the YAML file's directory; a
-/// relative `output` is taken from the current directory. Throws ConfigError (naming file, line, key, what is allowed) on any
-/// problem; nothing is run.
+/// relative `output` is taken from the current directory. Throws ConfigError (naming file, line,
+/// key, what is allowed) on any problem; nothing is run.
 Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides);
 
 /// Parses "256MiB", "4KiB", "1GB", "4096" (bytes). Binary units KiB..TiB = 2^10..2^40, decimal

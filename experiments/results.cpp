@@ -11,11 +11,21 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (const char ch : s) {
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(ch) < 0x20) {
           char buf[8];
@@ -69,8 +79,10 @@ void ResultsWriter::write(const ResultRow& row) {
     out_ << '{';
     for (size_t i = 0; i < row.size(); ++i) {
       out_ << (i ? "," : "") << json_string(row[i].name) << ':';
-      if (row[i].numeric) out_ << (row[i].text.empty() ? "null" : row[i].text);
-      else out_ << json_string(row[i].text);
+      if (row[i].numeric)
+        out_ << (row[i].text.empty() ? "null" : row[i].text);
+      else
+        out_ << json_string(row[i].text);
     }
     out_ << "}\n";
   } else {

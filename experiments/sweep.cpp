@@ -46,8 +46,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       // The headline metrics: hit ratios of a cache, write amplification of a flash device.
       std::string metrics;
       for (const auto& c : row) {
-        for (const char* name : {"object_hit_ratio", "byte_hit_ratio", "wa_implementation",
-                                 "wa_ftl", "wa_combined"}) {
+        for (const char* name :
+             {"object_hit_ratio", "byte_hit_ratio", "wa_implementation", "wa_ftl", "wa_combined"}) {
           if (c.name == name && !c.text.empty()) metrics += fmt::format(" {}={}", name, c.text);
         }
       }

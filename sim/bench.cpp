@@ -76,8 +76,8 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       for (size_t n; (n = reader->read(batch)) != 0;) d.requests += n;
       return d;
     });
-    out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10}\n", "-", "-",
-                       "decode", m.requests, m.seconds, m.requests / m.seconds / 1e6, "-");
+    out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10}\n", "-", "-", "decode",
+                       m.requests, m.seconds, m.requests / m.seconds / 1e6, "-");
     out.flush();
   }
   for (const std::string& framework : config.frameworks) {
@@ -98,11 +98,11 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
           with_policy(pc, [&](auto policy) {
             with_framework(fc, cc, std::move(policy), [&](auto& cache) {
               HitStats stats;
-            stats.reserve(summary.unique_objects);
-            if constexpr (requires { cache.reserve(size_t{}); }) {
-              cache.reserve(cc.capacity_bytes * summary.unique_objects /
-                            std::max<uint64_t>(1, summary.working_set_bytes));
-            }
+              stats.reserve(summary.unique_objects);
+              if constexpr (requires { cache.reserve(size_t{}); }) {
+                cache.reserve(cc.capacity_bytes * summary.unique_objects /
+                              std::max<uint64_t>(1, summary.working_set_bytes));
+              }
               if (streamed) {
                 PrefetchReader reader(open_trace(tc));  // as run_cell streams
                 m.requests = replay_stream(cache, reader, stats, 0);

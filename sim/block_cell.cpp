@@ -52,7 +52,6 @@ std::string num(double v) {
   return std::isnan(v) ? std::string() : fmt::format("{}", v);
 }
 
-
 }  // namespace
 
 TimingConfig block_timing(const CellConfig& cell) {

@@ -23,17 +23,16 @@ namespace {
 const char* const kMetricNames[] = {
     "requests", "get_requests", "set_requests", "delete_requests", "hits", "object_hit_ratio",
     "byte_hit_ratio", "compulsory_misses", "bytes_requested", "bytes_hit", "evictions",
-    "evicted_bytes", "admission_rejections", "miss_bytes_inserted", "placed_bytes",
-    "reinsertions", "reinserted_bytes", "superseded_bytes", "wa_implementation",
-    "wa_host", "host_bytes_written", "device_writes", "device_reads", "device_read_bytes", "trims",
-    "trimmed_bytes", "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes",
-    "index_bytes_per_object",
+    "evicted_bytes", "admission_rejections", "miss_bytes_inserted", "placed_bytes", "reinsertions",
+    "reinserted_bytes", "superseded_bytes", "wa_implementation", "wa_host", "host_bytes_written",
+    "device_writes", "device_reads", "device_read_bytes", "trims", "trimmed_bytes",
+    "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes", "index_bytes_per_object",
     // simflash only (empty on other devices): FTL counters after the warm-up, erase counts
     // over all erase blocks at the end of the run, wa_ftl = NAND ÷ host pages written and
     // wa_combined = wa_host × wa_ftl = NAND bytes ÷ miss bytes (direct: wa_ftl, every host
     // byte being the workload's own).
-    "host_pages_written", "nand_pages_written", "nand_bytes_written", "gc_pages_copied",
-    "erases", "erase_count_min", "erase_count_mean", "erase_count_max", "wa_ftl", "wa_combined",
+    "host_pages_written", "nand_pages_written", "nand_bytes_written", "gc_pages_copied", "erases",
+    "erase_count_min", "erase_count_mean", "erase_count_max", "wa_ftl", "wa_combined",
     "wall_seconds"};
 
 // The framework's counters, or for W-TinyLFU (a cache of its own) those it keeps.
@@ -64,9 +63,13 @@ FtlCounters ftl_counters(const Device& device) {
   return sf ? sf->ftl().counters() : FtlCounters{};
 }
 
-std::string num(uint64_t v) { return std::to_string(v); }
+std::string num(uint64_t v) {
+  return std::to_string(v);
+}
 // Shortest text that reads back as the same double; empty for NaN ("no value").
-std::string num(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+std::string num(double v) {
+  return std::isnan(v) ? std::string() : fmt::format("{}", v);
+}
 
 double ratio(uint64_t a, uint64_t b) {
   return b == 0 ? std::nan("") : static_cast<double>(a) / static_cast<double>(b);
@@ -84,15 +87,15 @@ ResultRow head_columns(const CellConfig& cell) {
 
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   CacheConfig cache = cell.cache;
-  const uint64_t working_set = cache.unit_size ? summary.unique_objects
-                                               : summary.working_set_bytes;
+  const uint64_t working_set = cache.unit_size ? summary.unique_objects : summary.working_set_bytes;
   cache.capacity_bytes = cell.capacity.resolve(working_set);
   cache.validate();
   // A generator's sequential fill is always warm-up; the fraction applies to what follows.
   const uint64_t fill = cell.trace.format == "generator" ? cell.trace.device_io.fill_requests() : 0;
   const auto warmup_requests =
-      fill + static_cast<uint64_t>(std::floor(
-                 cell.warmup * static_cast<double>(summary.requests - std::min(fill, summary.requests))));
+      fill +
+      static_cast<uint64_t>(std::floor(
+          cell.warmup * static_cast<double>(summary.requests - std::min(fill, summary.requests))));
 
   auto device = make_device(cell.device);
   // block: wall-clock timing, device columns (sim/block_cell.h); null on other devices.
@@ -116,15 +119,14 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   auto drive = [&](TraceReader& reader, auto&& snapshot, auto&& step) {
     if (!timed) return uint64_t{0};  // the functional paths below keep their batched loops
     bool warm_taken = false;
-    const TimedRunResult r =
-        run_timed(*flash_device, cell.timing, warmup_requests, cell.seed, reader,
-                  [&](const Request& q, uint64_t i) {
-                    if (i == warmup_requests) {
-                      warm = snapshot();
-                      warm_taken = true;
-                    }
-                    step(q, i);
-                  });
+    const TimedRunResult r = run_timed(*flash_device, cell.timing, warmup_requests, cell.seed,
+                                       reader, [&](const Request& q, uint64_t i) {
+                                         if (i == warmup_requests) {
+                                           warm = snapshot();
+                                           warm_taken = true;
+                                         }
+                                         step(q, i);
+                                       });
     if (!warm_taken) warm = snapshot();
     timing = r.metrics;
     return r.requests;
@@ -132,9 +134,9 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
   // Sketches are sized by an object count, never by bytes (TinyLFU, engine/admission.h).
   const uint64_t mean_object_bytes =
-      summary.unique_objects ? std::max<uint64_t>(1, summary.working_set_bytes /
-                                                         summary.unique_objects)
-                             : 1;
+      summary.unique_objects
+          ? std::max<uint64_t>(1, summary.working_set_bytes / summary.unique_objects)
+          : 1;
   const uint64_t expected_objects = std::max<uint64_t>(
       1, cache.unit_size ? cache.capacity_bytes : cache.capacity_bytes / mean_object_bytes);
   stats.reserve(summary.unique_objects);
@@ -211,9 +213,9 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (replayed != summary.requests) {
-    throw std::runtime_error(fmt::format(
-        "{}: the trace yielded {} requests, but {} when summarised: did it change?",
-        cell.trace.path, replayed, summary.requests));
+    throw std::runtime_error(
+        fmt::format("{}: the trace yielded {} requests, but {} when summarised: did it change?",
+                    cell.trace.path, replayed, summary.requests));
   }
 
   const HitCounters h = direct ? direct_counted : stats.counters();
@@ -273,8 +275,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(used),
       num(fw.dram_buffer_bytes),
       num(index_bytes),
-      num(objects ? static_cast<double>(index_bytes) / static_cast<double>(objects)
-                  : std::nan("")),
+      num(objects ? static_cast<double>(index_bytes) / static_cast<double>(objects) : std::nan("")),
       flash(ftl.host_pages_written),
       flash(ftl.nand_pages_written),
       flash(ftl.nand_pages_written * page_bytes),
@@ -295,12 +296,13 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   }
   // Timing (sim/timing.h): simulated time, or the wall clock on a block device; empty in
   // functional runs. The same columns in every row.
-  const TimingMetrics* tm = timed                                      ? &timing
+  const TimingMetrics* tm = timed                                           ? &timing
                             : block_device && block_metrics.timing.requests ? &block_metrics.timing
-                                                                       : nullptr;
+                                                                            : nullptr;
   for (const auto& [name, value] : timing_columns(tm ? *tm : TimingMetrics{})) {
     row.push_back({name, tm ? num(value) : std::string(), true});
-  }  row.push_back({"latency_histogram", tm ? latency_histogram_text(tm->all) : "", false});
+  }
+  row.push_back({"latency_histogram", tm ? latency_histogram_text(tm->all) : "", false});
   row.push_back({kMetricNames[last], metrics[last], true});
   row.push_back({"error", "", false});
   return row;
@@ -313,8 +315,7 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
   }
   row.push_back({"flashpq_version", FLASHPQ_VERSION, false});
   for (const char* name : {"trace_hash"}) row.push_back({name, "", false});
-  for (const char* name :
-       {"trace_requests", "trace_unique_objects", "trace_working_set_bytes"}) {
+  for (const char* name : {"trace_requests", "trace_unique_objects", "trace_working_set_bytes"}) {
     row.push_back({name, "", true});
   }
   for (size_t i = 0; i + 1 < std::size(kMetricNames); ++i) {

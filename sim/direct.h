@@ -26,20 +26,26 @@ namespace flashpq {
 inline void direct_issue(Device& device, const Request& r, uint64_t offset_unit_bytes,
                          uint64_t index) {
   if (r.key > UINT64_MAX / offset_unit_bytes) {
-    throw std::runtime_error(fmt::format(
-        "request {} (key {}): byte offset key x offset_unit ({} B) overflows 64 bits", index,
-        r.key, offset_unit_bytes));
+    throw std::runtime_error(
+        fmt::format("request {} (key {}): byte offset key x offset_unit ({} B) overflows 64 bits",
+                    index, r.key, offset_unit_bytes));
   }
   const uint64_t offset = r.key * offset_unit_bytes;
   try {
     switch (r.op) {
-      case Op::kGet: device.read(offset, r.size_bytes); break;
-      case Op::kSet: device.write(offset, r.size_bytes); break;
-      case Op::kDelete: device.trim(offset, r.size_bytes); break;
+      case Op::kGet:
+        device.read(offset, r.size_bytes);
+        break;
+      case Op::kSet:
+        device.write(offset, r.size_bytes);
+        break;
+      case Op::kDelete:
+        device.trim(offset, r.size_bytes);
+        break;
     }
   } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(fmt::format("request {} ({} of {} bytes at byte offset {}): {}",
-                                         index, op_name(r.op), r.size_bytes, offset, e.what()));
+    throw std::runtime_error(fmt::format("request {} ({} of {} bytes at byte offset {}): {}", index,
+                                         op_name(r.op), r.size_bytes, offset, e.what()));
   }
 }
 
@@ -64,8 +70,9 @@ uint64_t replay_direct(Device& device, TraceReader& reader, uint64_t offset_unit
       direct_issue(device, r, offset_unit_bytes, i);
       if (warm) {
         counted.requests++;
-        (r.op == Op::kGet ? counted.get_requests
-                          : r.op == Op::kSet ? counted.set_requests : counted.delete_requests)++;
+        (r.op == Op::kGet   ? counted.get_requests
+         : r.op == Op::kSet ? counted.set_requests
+                            : counted.delete_requests)++;
         counted.bytes_requested += r.size_bytes;
       }
     }

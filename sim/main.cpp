@@ -9,7 +9,6 @@
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), or `device check`
 // found reasons to refuse the device; 2 bad command line or configuration (nothing ran).
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "devices/block/safety.h"
@@ -104,8 +103,9 @@ int main(int argc, char** argv) {
   bench->add_option("--insertion-points", bc.insertion_points, "ripq: K")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
-  bench->add_option("--block-fraction", bc.block_fraction,
-                    "ripq, sipq: block size as a fraction of the capacity")
+  bench
+      ->add_option("--block-fraction", bc.block_fraction,
+                   "ripq, sipq: block size as a fraction of the capacity")
       ->capture_default_str()
       ->check(CLI::Range(1e-9, 1.0));
   bench->add_option("--segments", bc.segments, "L for slru and gdsf")
@@ -127,9 +127,10 @@ int main(int argc, char** argv) {
   bench->add_option("--requests", dc.requests, "--des: timed random page writes")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  bench->add_option("--precondition", dc.precondition,
-                    "--des: functional random page writes before the run, in multiples of "
-                    "the exported pages")
+  bench
+      ->add_option("--precondition", dc.precondition,
+                   "--des: functional random page writes before the run, in multiples of "
+                   "the exported pages")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
 
@@ -154,8 +155,7 @@ int main(int argc, char** argv) {
       Experiment ex = load_experiment(file, overrides);
       for (CellConfig& cell : ex.cells) cell.device.block.force_destroy = force_destroy;
       const std::string out = output.empty() ? ex.output : output;
-      std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out
-                << "\n";
+      std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
       const size_t failed = run_experiment(ex, out, std::cerr);
       if (failed) {
         std::cerr << "flashpq: " << failed << " of " << ex.cells.size()

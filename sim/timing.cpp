@@ -75,7 +75,9 @@ std::string latency_histogram_text(const LatencyHistogram& h) {
   return out;
 }
 
-const char* timing_mode_name(TimingMode mode) { return kModes[static_cast<int>(mode)]; }
+const char* timing_mode_name(TimingMode mode) {
+  return kModes[static_cast<int>(mode)];
+}
 
 TimingMode parse_timing_mode(const std::string& name) {
   for (int i = 0; i < 3; ++i)

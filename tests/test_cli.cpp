@@ -25,7 +25,6 @@ using Catch::Contains;
 
 const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
 
-
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
@@ -35,8 +34,10 @@ std::string slurp(const std::string& path) {
 std::string q(const std::string& s) {
   std::string out = "'";
   for (const char ch : s) {
-    if (ch == '\'') out += "'\\''";
-    else out += ch;
+    if (ch == '\'')
+      out += "'\\''";
+    else
+      out += ch;
   }
   return out + "'";
 }
@@ -49,8 +50,8 @@ struct Result {
 // Runs `flashpq ARGS` with `dir` as the current directory; captures stdout and stderr.
 Result flashpq(const TempDir& dir, const std::string& args) {
   const std::string out = dir.file(".stdout"), err = dir.file(".stderr");
-  const std::string cmd = "cd " + q(dir.path().string()) + " && " + q(FLASHPQ_BINARY) + " " +
-                          args + " >" + q(out) + " 2>" + q(err);
+  const std::string cmd = "cd " + q(dir.path().string()) + " && " + q(FLASHPQ_BINARY) + " " + args +
+                          " >" + q(out) + " 2>" + q(err);
   const int rc = std::system(cmd.c_str());
   Result r;
   r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -131,8 +132,7 @@ std::string two_cells(const std::string& extra = "") {
          "\ncache: {capacity: 0.05}\nmatrix:\n  policy.name: [fifo, lru]\n" + extra;
 }
 
-TEST_CASE("flashpq run: a valid 2-cell experiment exits 0 and writes header + 2 rows",
-          "[cli]") {
+TEST_CASE("flashpq run: a valid 2-cell experiment exits 0 and writes header + 2 rows", "[cli]") {
   TempDir dir;
   dir.write("two.yaml", two_cells());
   const Result r = flashpq(dir, "run two.yaml -o out.csv");
@@ -184,7 +184,8 @@ TEST_CASE("flashpq run: --set on the command line reduces or grows the matrix", 
   }
   SECTION("two --set, one of them a list") {
     const Result r = flashpq(
-        dir, "run two.yaml --set 'policy.name=[slru, gdsf, lru]' --set policy.segments=2 -o three.csv");
+        dir,
+        "run two.yaml --set 'policy.name=[slru, gdsf, lru]' --set policy.segments=2 -o three.csv");
     INFO(r.err);
     REQUIRE(r.status == 0);
     const auto csv = parse_csv(slurp(dir.file("three.csv")));
@@ -230,8 +231,7 @@ TEST_CASE("flashpq run: a relative trace.path is found next to the YAML file", "
   CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987"});
 }
 
-TEST_CASE("flashpq run: a config error exits 2, names file:line and key, writes nothing",
-          "[cli]") {
+TEST_CASE("flashpq run: a config error exits 2, names file:line and key, writes nothing", "[cli]") {
   TempDir dir;
   dir.write("bad.yaml", two_cells("policy:\n  segments: 65\n"));
   const Result r = flashpq(dir, "run bad.yaml -o out.csv");
@@ -243,8 +243,8 @@ TEST_CASE("flashpq run: a config error exits 2, names file:line and key, writes 
   CHECK_FALSE(fs::exists(dir.file("results")));
 
   SECTION("an error in a later matrix value is also found before anything runs") {
-    dir.write("late.yaml", "trace: {path: " + kTrace +
-                               "}\nmatrix:\n  policy.name: [fifo, lru, nope]\n");
+    dir.write("late.yaml",
+              "trace: {path: " + kTrace + "}\nmatrix:\n  policy.name: [fifo, lru, nope]\n");
     const Result r2 = flashpq(dir, "run late.yaml -o late.csv");
     CHECK(r2.status == 2);
     CHECK_THAT(r2.err, Contains("late.yaml:3:"));
@@ -294,8 +294,7 @@ TEST_CASE("flashpq run: a cell that fails exits 1 and its row carries the error"
 TEST_CASE("flashpq: a bad command line exits 2", "[cli]") {
   TempDir dir;
   dir.write("two.yaml", two_cells());
-  for (const char* args : {"", "run", "run two.yaml --bogus", "frobnicate",
-                           "bench --fraction 2"}) {
+  for (const char* args : {"", "run", "run two.yaml --bogus", "frobnicate", "bench --fraction 2"}) {
     INFO("flashpq " << args);
     const Result r = flashpq(dir, args);
     CHECK(r.status == 2);

@@ -101,7 +101,10 @@ TEST_CASE("RNG streams: reproducible per (seed, stream), distinct otherwise", "[
   CHECK(vc != vd);
 }
 
-TEST_CASE("RNG uniform(): mean and variance of U(0, 1) on the half-open unit interval within 5 standard errors", "[des]") {
+TEST_CASE(
+    "RNG uniform(): mean and variance of U(0, 1) on the half-open unit interval within 5 standard "
+    "errors",
+    "[des]") {
   RngStream r(1, 0);
   const int n = 200000;
   double sum = 0, sum2 = 0;

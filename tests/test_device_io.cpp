@@ -1,7 +1,6 @@
 // Tests of the device_io generator (traces/device_io.h): hand-computed sequences, alignment and
 // bounds, seeded reproducibility, uniformity, and the config's errors.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <random>
 #include <vector>
@@ -20,7 +19,8 @@ std::vector<Request> generate(const DeviceIoConfig& io) {
   auto reader = open_trace(t);
   std::vector<Request> out;
   std::vector<Request> batch(1000);  // several batches, to cross batch boundaries
-  for (size_t n; (n = reader->read(batch)) != 0;) out.insert(out.end(), batch.begin(), batch.begin() + n);
+  for (size_t n; (n = reader->read(batch)) != 0;)
+    out.insert(out.end(), batch.begin(), batch.begin() + n);
   return out;
 }
 

@@ -57,14 +57,13 @@ TEST_CASE("an extent ending exactly at the capacity is allowed", "[devices]") {
   CHECK(d.counters().trimmed_bytes == 1 << 20);
 }
 
-TEST_CASE("misaligned offset or length throws std::invalid_argument naming both",
-          "[devices]") {
+TEST_CASE("misaligned offset or length throws std::invalid_argument naming both", "[devices]") {
   NullDevice d(null_config(1 << 20, 4096));
   const DeviceCounters before = d.counters();
   SECTION("misaligned offset") {
     CHECK_THROWS_AS(d.write(100, 4096), std::invalid_argument);
-    CHECK_THROWS_WITH(d.write(100, 4096), Contains("offset 100") && Contains("length 4096") &&
-                                              Contains("4096"));
+    CHECK_THROWS_WITH(d.write(100, 4096),
+                      Contains("offset 100") && Contains("length 4096") && Contains("4096"));
     CHECK_THROWS_WITH(d.read(4095, 4096), Contains("offset 4095") && Contains("length 4096"));
     CHECK_THROWS_WITH(d.trim(2048, 4096), Contains("offset 2048") && Contains("length 4096"));
   }
@@ -96,17 +95,16 @@ TEST_CASE("a zero length throws std::invalid_argument", "[devices]") {
 
 TEST_CASE("an extent past the capacity throws std::invalid_argument", "[devices]") {
   NullDevice d(null_config(1 << 20, 4096));
-  CHECK_THROWS_AS(d.write(1 << 20, 4096), std::invalid_argument);       // Starts at the end.
+  CHECK_THROWS_AS(d.write(1 << 20, 4096), std::invalid_argument);           // Starts at the end.
   CHECK_THROWS_AS(d.write((1 << 20) - 4096, 8192), std::invalid_argument);  // Straddles it.
-  CHECK_THROWS_AS(d.read(0, (1 << 20) + 4096), std::invalid_argument);  // Longer than it.
-  CHECK_THROWS_AS(d.trim(2 << 20, 4096), std::invalid_argument);        // Far past it.
+  CHECK_THROWS_AS(d.read(0, (1 << 20) + 4096), std::invalid_argument);      // Longer than it.
+  CHECK_THROWS_AS(d.trim(2 << 20, 4096), std::invalid_argument);            // Far past it.
   // offset + len would wrap around 2^64: still rejected.
   const uint64_t huge = UINT64_MAX - 4095;  // A multiple of 4096.
   CHECK_THROWS_AS(d.write(4096, huge), std::invalid_argument);
   CHECK_THROWS_AS(d.write(huge, 4096), std::invalid_argument);
-  CHECK_THROWS_WITH(d.write(1 << 20, 4096),
-                    Contains("offset 1048576") && Contains("length 4096") &&
-                        Contains("capacity 1048576"));
+  CHECK_THROWS_WITH(d.write(1 << 20, 4096), Contains("offset 1048576") && Contains("length 4096") &&
+                                                Contains("capacity 1048576"));
   CHECK(counters_equal(d.counters(), DeviceCounters{}));
 }
 
@@ -145,8 +143,7 @@ TEST_CASE("capacity 0 means unbounded and block size 1 accepts any extent", "[de
   CHECK(d.counters().trimmed_bytes == 9);
 }
 
-TEST_CASE("DeviceConfig::validate rejects unknown names and non-power-of-two blocks",
-          "[devices]") {
+TEST_CASE("DeviceConfig::validate rejects unknown names and non-power-of-two blocks", "[devices]") {
   DeviceConfig c;
   CHECK(c.name == "null");  // Defaults.
   CHECK(c.capacity_bytes == 0);

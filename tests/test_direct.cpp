@@ -4,13 +4,12 @@
 // drives SimFlashDevice by hand), and combined write amplification of cache frameworks
 // (issue 4, item 5).
 #include <catch2/catch.hpp>
-
 #include <random>
 #include <string>
 
 #include "devices/simflash/simflash_device.h"
-#include "fmt/format.h"
 #include "experiments/experiment.h"
+#include "fmt/format.h"
 #include "sim/cell_runner.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
@@ -21,8 +20,7 @@ namespace {
 using Catch::Matchers::Contains;
 using testing::TempDir;
 
-const std::string kBundled =
-    FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
+const std::string kBundled = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
 
 std::string column(const ResultRow& row, const std::string& name) {
   for (const auto& c : row) {
@@ -41,7 +39,9 @@ std::string param(const CellConfig& c, const std::string& key) {
   return "<absent>";
 }
 
-ResultRow run(const CellConfig& cell) { return run_cell(cell, summarize_trace(cell.trace)); }
+ResultRow run(const CellConfig& cell) {
+  return run_cell(cell, summarize_trace(cell.trace));
+}
 
 // The issue's shape, with fewer requests.
 const char* kDeviceIo = R"(
@@ -74,8 +74,8 @@ TEST_CASE("direct: the profile's values fill the keys not set; set keys override
   CHECK(c.trace.device_io.span_bytes == uint64_t{14745} * 4096);
   CHECK(c.trace.device_io.fill_requests() == 14745);
   // --set overrides a key the profile would fill; over_provisioning replaces utilization.
-  const Experiment ex2 = load_experiment(dir.file("d.yaml"),
-                                         {{"device.tPROG_us", "100"}, {"device.profile", "femu"}});
+  const Experiment ex2 =
+      load_experiment(dir.file("d.yaml"), {{"device.tPROG_us", "100"}, {"device.profile", "femu"}});
   CHECK(ex2.cells[0].device.simflash.tPROG_us == 100.0);
   CHECK(ex2.cells[0].device.simflash.tR_us == simflash_profile("femu").tR_us);
 }
@@ -101,7 +101,8 @@ TEST_CASE("direct: device and generator keys that do not apply are errors", "[di
   CHECK_THAT(error({{"trace.path", kBundled}}), Contains("trace.path"));
   CHECK_THAT(error({{"trace.io_size", "1GiB"}}), Contains("larger than the device"));
   CHECK_THAT(error({{"device.page_size", "3000"}}), Contains("page_size") && Contains("3000"));
-  CHECK_THAT(error({{"trace.format", "oracleGeneral"}}), Contains("applies to trace.format generator"));
+  CHECK_THAT(error({{"trace.format", "oracleGeneral"}}),
+             Contains("applies to trace.format generator"));
   CHECK(error({}) == "no error");
 }
 
@@ -170,8 +171,10 @@ TEST_CASE("direct: block I/O the device refuses fails with the request named", "
   CHECK_THROWS_WITH(run(ex.cells[0]), Contains("request 0") && Contains("not aligned"));
 }
 
-TEST_CASE("combined: naive exact LRU pays FTL write amplification, RIPQ with B = superblock "
-          "does not", "[direct]") {
+TEST_CASE(
+    "combined: naive exact LRU pays FTL write amplification, RIPQ with B = superblock "
+    "does not",
+    "[direct]") {
   // 4 lanes × 256 pages × 4 KiB = 4 MiB superblocks, 31 of them, 90 % utilization (111.6 MiB
   // exported), a shared GC frontier as in the analytic models and FEMU. The cache fills the
   // device: 96 MiB of objects.
@@ -236,9 +239,10 @@ TEST_CASE("timed: simulated time changes no functional result and fills the timi
   for (const std::string& file : {device_io, cache}) {
     INFO(file);
     const ResultRow functional = run(load_experiment(file, {}).cells[0]);
-    const ResultRow timed = run(load_experiment(
-        file, {{"timing.mode", "simulated"}, {"timing.arrival", "closed_loop"},
-               {"timing.clients", "8"}}).cells[0]);
+    const ResultRow timed = run(load_experiment(file, {{"timing.mode", "simulated"},
+                                                       {"timing.arrival", "closed_loop"},
+                                                       {"timing.clients", "8"}})
+                                    .cells[0]);
     REQUIRE(column(timed, "error").empty());
     for (const char* name : {"requests", "hits", "host_bytes_written", "nand_pages_written",
                              "gc_pages_copied", "wa_ftl", "wa_implementation"}) {
@@ -284,9 +288,9 @@ TEST_CASE("timed: keys of another arrival process or mode are errors", "[direct]
   CHECK_THAT(error({{"timing.clients", "4"}}), Contains("timing.clients"));
   CHECK_THAT(error({{"timing.mode", "simulated"}, {"timing.rate", "100"}}),
              Contains("timing.rate") && Contains("constant or poisson"));
-  CHECK_THAT(error({{"timing.mode", "simulated"}, {"device.name", "null"}}),
-             Contains("device"));
-  CHECK(error({{"timing.mode", "simulated"}, {"timing.arrival", "poisson"},
+  CHECK_THAT(error({{"timing.mode", "simulated"}, {"device.name", "null"}}), Contains("device"));
+  CHECK(error({{"timing.mode", "simulated"},
+               {"timing.arrival", "poisson"},
                {"timing.rate", "5000"}}) == "no error");
 }
 

@@ -27,23 +27,25 @@
 #include "engine/exact/naive_placement.h"
 #include "engine/framework.h"
 #include "policies/registry.h"
-#include "traces/trace_reader.h"
 #include "tests/test_util.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
 
-Request get(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kGet}; }
-Request set(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kSet}; }
-Request del(uint64_t key) { return Request{0, key, 1, Op::kDelete}; }
+Request get(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kGet};
+}
+Request set(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kSet};
+}
+Request del(uint64_t key) {
+  return Request{0, key, 1, Op::kDelete};
+}
 
 enum : uint64_t { A = 1, B, C, D, E, F, G, H };
-
-
-
-
 
 FrameworkConfig naive(uint32_t alignment = 4096) {
   FrameworkConfig f;
@@ -51,7 +53,6 @@ FrameworkConfig naive(uint32_t alignment = 4096) {
   f.placement_alignment_bytes = alignment;
   return f;
 }
-
 
 /// A policy that also reports each delete-min victim's key, so tests can mirror the contents.
 template <class P>
@@ -139,8 +140,10 @@ class ExtentMirror {
       if (take_free && last_free) return "free extents not coalesced at " + std::to_string(off);
       last_free = take_free;
       at += len;
-      if (take_free) ++f;
-      else ++l;
+      if (take_free)
+        ++f;
+      else
+        ++l;
     }
     if (at != pl_.span_bytes()) return "extents end at " + std::to_string(at) + ", not the span";
     if (pl_.high_water_bytes() > pl_.span_bytes()) return "high water past the span";
@@ -294,9 +297,9 @@ TEST_CASE("naive placement: a bounded device smaller than the span evicts more (
   // An object whose extent exceeds the span is not admitted, though it fits the capacity.
   CHECK(!cache.access(get(G, 17000)));
   CHECK(!cache.contains(G));
-  CHECK(cache.queue().counters().placed_bytes ==
-        cache.used_bytes() + cache.queue().counters().evicted_bytes +
-            cache.queue().counters().superseded_bytes);
+  CHECK(cache.queue().counters().placed_bytes == cache.used_bytes() +
+                                                     cache.queue().counters().evicted_bytes +
+                                                     cache.queue().counters().superseded_bytes);
 }
 
 TEST_CASE("naive placement: configuration errors", "[frameworks]") {
@@ -403,13 +406,11 @@ TEST_CASE("naive placement: random sequences tile the span and keep placement no
             const uint64_t op = rng() % 20;
             requests.push_back(op < 16 ? get(key, size) : op < 18 ? set(key, size) : del(key));
           }
-          INFO("policy " << policy.name << " unit_size=" << unit_size
-                         << " update=" << (mode == SizeChange::kUpdate) << " alignment "
-                         << alignment);
+          INFO("policy " << policy.name << " unit_size=" << unit_size << " update="
+                         << (mode == SizeChange::kUpdate) << " alignment " << alignment);
           with_named_policy(policy, [&](auto p) {
-            const LockstepResult r =
-                lockstep(std::move(p), cache_config(capacity, unit_size, mode), alignment,
-                         requests);
+            const LockstepResult r = lockstep(std::move(p), cache_config(capacity, unit_size, mode),
+                                              alignment, requests);
             CHECK(r.hits > 0);
           });
         }

@@ -13,17 +13,17 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "experiments/experiment.h"
 #include "experiments/sweep.h"
 #include "sim/cell_runner.h"
-#include "traces/trace_summary.h"
 #include "tests/test_util.h"
+#include "traces/trace_summary.h"
 
 namespace flashpq {
 namespace {
@@ -167,9 +167,10 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
   // Keys that apply only to another choice (the generator, framework direct, device simflash)
   // are empty in the row.
   const std::set<std::string> not_applicable = {
-      "trace.generator", "trace.pattern", "trace.op", "trace.io_size", "trace.requests",
-      "trace.fill", "framework.offset_unit", "timing.arrival", "timing.clients",
-      "timing.think_time_us", "timing.rate", "timing.time_scale"};
+      "trace.generator",       "trace.pattern",  "trace.op",
+      "trace.io_size",         "trace.requests", "trace.fill",
+      "framework.offset_unit", "timing.arrival", "timing.clients",
+      "timing.think_time_us",  "timing.rate",    "timing.time_scale"};
   for (const auto& s : experiment_schema()) {
     if (s.key == "trace.path") continue;
     INFO(s.key);
@@ -208,8 +209,8 @@ TEST_CASE("`null` as device.name is the null device, not a YAML null", "[experim
     CHECK(ex.cells[0].device.name == "null");
   }
   SECTION("matrix axis") {
-    const Experiment ex = load_experiment(
-        dir.write("n3.yaml", header() + "matrix:\n  device.name: [null]\n"), {});
+    const Experiment ex =
+        load_experiment(dir.write("n3.yaml", header() + "matrix:\n  device.name: [null]\n"), {});
     REQUIRE(ex.cells.size() == 1);
     CHECK(ex.cells[0].device.name == "null");
   }
@@ -257,8 +258,7 @@ TEST_CASE("unknown top-level key is an error naming file, line, key and allowed 
   }
 }
 
-TEST_CASE("unknown key under cache: is an error listing the keys allowed there",
-          "[experiments]") {
+TEST_CASE("unknown key under cache: is an error listing the keys allowed there", "[experiments]") {
   TempDir dir;
   const std::string path =
       dir.write("e.yaml", header() + "cache:\n  unit_size: false\n  capacty: 0.1\n");
@@ -272,8 +272,8 @@ TEST_CASE("unknown key under cache: is an error listing the keys allowed there",
 
 TEST_CASE("unknown matrix key is an error listing the schema keys", "[experiments]") {
   TempDir dir;
-  const std::string path = dir.write(
-      "e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  policy.nme: [lru, fifo]\n");
+  const std::string path =
+      dir.write("e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  policy.nme: [lru, fifo]\n");
   const std::string msg = config_error(path);
   CHECK_THAT(msg, Contains(path + ":6:"));
   CHECK_THAT(msg, Contains("policy.nme"));
@@ -292,7 +292,8 @@ TEST_CASE("a bad size unit is an error naming the units allowed", "[experiments]
   CHECK_THAT(msg, Contains("fraction"));
 }
 
-TEST_CASE("capacity fractions above 1 or not above 0, and capacity 0, are errors", "[experiments]") {
+TEST_CASE("capacity fractions above 1 or not above 0, and capacity 0, are errors",
+          "[experiments]") {
   TempDir dir;
   SECTION("1.5") {
     const std::string path = dir.write("e.yaml", header() + "cache:\n  capacity: 1.5\n");
@@ -321,8 +322,7 @@ TEST_CASE("capacity fractions above 1 or not above 0, and capacity 0, are errors
 // CacheConfig::validate() caps capacities at 2^62 bytes, but the loader only checks >= 1, so
 // 5000000TB passes load_experiment and the cell fails at run time (exit 1, after the trace was
 // summarised) instead of being a configuration error "found before any cell runs".
-TEST_CASE("a byte capacity above 2^62 is a config error before anything runs",
-          "[experiments]") {
+TEST_CASE("a byte capacity above 2^62 is a config error before anything runs", "[experiments]") {
   TempDir dir;
   const std::string path = dir.write("e.yaml", header() + "cache: {capacity: 5000000TB}\n");
   const std::string msg = config_error(path);
@@ -455,8 +455,7 @@ TEST_CASE("a missing trace.path is an error saying it is required", "[experiment
 
 TEST_CASE("a YAML syntax error names the file and line", "[experiments]") {
   TempDir dir;
-  const std::string path =
-      dir.write("e.yaml", header() + "policy:\n  name: lru\n   segments: 3\n");
+  const std::string path = dir.write("e.yaml", header() + "policy:\n  name: lru\n   segments: 3\n");
   const std::string msg = config_error(path);
   CHECK_THAT(msg, Contains(path + ":6:"));
   CHECK_THAT(msg, Contains("YAML syntax error"));
@@ -470,8 +469,8 @@ TEST_CASE("a missing experiment file is a ConfigError naming it", "[experiments]
 
 TEST_CASE("a matrix key given twice is an error", "[experiments]") {
   TempDir dir;
-  const std::string path = dir.write(
-      "e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  policy.name: [lru]\n");
+  const std::string path =
+      dir.write("e.yaml", header() + "matrix:\n  policy.name: [fifo]\n  policy.name: [lru]\n");
   const std::string msg = config_error(path);
   CHECK_THAT(msg, Contains(path + ":6:"));
   CHECK_THAT(msg, Contains("policy.name"));
@@ -494,7 +493,8 @@ TEST_CASE("a top-level key given twice is an error", "[experiments][!mayfail]") 
 TEST_CASE("override: --set replaces a scalar", "[experiments]") {
   TempDir dir;
   const std::string path = dir.write(
-      "s.yaml", header() + "policy: {name: slru, segments: 3}\nmatrix:\n  policy.name: [slru, gdsf]\n");
+      "s.yaml",
+      header() + "policy: {name: slru, segments: 3}\nmatrix:\n  policy.name: [slru, gdsf]\n");
   const Experiment ex = load_experiment(path, {{"policy.segments", "7"}, {"warmup", "0.5"}});
   REQUIRE(ex.cells.size() == 2);
   for (const CellConfig& c : ex.cells) {
@@ -506,9 +506,9 @@ TEST_CASE("override: --set replaces a scalar", "[experiments]") {
 
 TEST_CASE("override: --set replaces a matrix axis: the axis disappears", "[experiments]") {
   TempDir dir;
-  const std::string path =
-      dir.write("s.yaml", header() + "matrix:\n  policy.name: [fifo, lru]\n"
-                                     "  cache.capacity: [0.01, 0.1, 0.2]\n");
+  const std::string path = dir.write("s.yaml", header() +
+                                                   "matrix:\n  policy.name: [fifo, lru]\n"
+                                                   "  cache.capacity: [0.01, 0.1, 0.2]\n");
   REQUIRE(load_experiment(path, {}).cells.size() == 6);
   const Experiment ex = load_experiment(path, {{"policy.name", "gdsf"}});
   REQUIRE(ex.cells.size() == 3);
@@ -542,8 +542,8 @@ TEST_CASE("override: --set with a list creates a matrix axis", "[experiments]") 
     // Every combination exactly once.
     for (const char* p : {"fifo", "lru", "gdsf"}) {
       for (const char* cap : {"0.01", "0.1"}) {
-        CHECK(std::count(got.begin(), got.end(), std::make_pair(std::string(p), std::string(cap))) ==
-              1);
+        CHECK(std::count(got.begin(), got.end(),
+                         std::make_pair(std::string(p), std::string(cap))) == 1);
       }
     }
   }
@@ -562,9 +562,9 @@ TEST_CASE("override: --set with a list creates a matrix axis", "[experiments]") 
 TEST_CASE("override: --set replacing a matrix axis with a list keeps the axis in place",
           "[experiments][!mayfail]") {
   TempDir dir;
-  const std::string path =
-      dir.write("s.yaml", header() + "matrix:\n  policy.name: [fifo, lru, slru]\n"
-                                     "  cache.capacity: [0.01, 0.1]\n");
+  const std::string path = dir.write("s.yaml", header() +
+                                                   "matrix:\n  policy.name: [fifo, lru, slru]\n"
+                                                   "  cache.capacity: [0.01, 0.1]\n");
   const Experiment ex = load_experiment(path, {{"policy.name", "[fifo,lru]"}});
   REQUIRE(ex.cells.size() == 4);
   CHECK(ex.cells[0].policy.name == "fifo");
@@ -623,9 +623,9 @@ TEST_CASE("parse_size accepts bytes and binary and decimal units", "[experiments
 
 TEST_CASE("parse_size rejects fractions, signs, empty text, bad units and overflow",
           "[experiments]") {
-  for (const char* bad : {"1.5MiB", "", "-1", "+1", "12XB", "MiB", "4 KiBs", "1mib", "0x10",
-                          "18446744073709551616", "16777216TiB", "17179869184GiB",
-                          "18446744073709552KB"}) {
+  for (const char* bad :
+       {"1.5MiB", "", "-1", "+1", "12XB", "MiB", "4 KiBs", "1mib", "0x10", "18446744073709551616",
+        "16777216TiB", "17179869184GiB", "18446744073709552KB"}) {
     INFO("'" << bad << "'");
     CHECK_THROWS_AS(parse_size(bad), std::invalid_argument);
   }
@@ -688,8 +688,9 @@ TEST_CASE("a capacity fraction resolves against the trace's working set", "[expe
 
 TEST_CASE("capacities in bytes and in unit-size mode resolve as written", "[experiments]") {
   TempDir dir;
-  const auto rows = run_all(dir, header() + "matrix:\n  cache.capacity: [16MiB, 0.1]\n"
-                                            "  cache.unit_size: [false, true]\n");
+  const auto rows = run_all(dir, header() +
+                                     "matrix:\n  cache.capacity: [16MiB, 0.1]\n"
+                                     "  cache.unit_size: [false, true]\n");
   REQUIRE(rows.size() == 4);
   CHECK(u64(rows[0], "cache_capacity_bytes") == 16u << 20);
   CHECK(u64(rows[1], "cache_capacity_bytes") == 16u << 20);  // Bytes are bytes, even in unit mode.
@@ -702,9 +703,10 @@ TEST_CASE("capacities in bytes and in unit-size mode resolve as written", "[expe
 
 TEST_CASE("warm-up excludes the first floor(warmup x requests) requests", "[experiments]") {
   TempDir dir;
-  const auto rows = run_all(dir, header() + "cache: {capacity: 0.05}\n"
-                                            "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
-                                            "  warmup: [0, 0.2]\n");
+  const auto rows = run_all(dir, header() +
+                                     "cache: {capacity: 0.05}\n"
+                                     "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                     "  warmup: [0, 0.2]\n");
   REQUIRE(rows.size() == 8);
   for (size_t i = 0; i < rows.size(); i += 2) {
     const RowMap& cold = rows[i];
@@ -731,11 +733,11 @@ TEST_CASE("warm-up excludes the first floor(warmup x requests) requests", "[expe
   }
 }
 
-TEST_CASE("with no warm-up, compulsory misses = unique objects at any capacity",
-          "[experiments]") {
+TEST_CASE("with no warm-up, compulsory misses = unique objects at any capacity", "[experiments]") {
   TempDir dir;
-  const auto rows = run_all(dir, header() + "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
-                                            "  cache.capacity: [1, 4KiB, 0.001, 0.1, 1.0]\n");
+  const auto rows = run_all(dir, header() +
+                                     "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                     "  cache.capacity: [1, 4KiB, 0.001, 0.1, 1.0]\n");
   REQUIRE(rows.size() == 20);
   for (const RowMap& r : rows) {
     INFO(r.at("policy.name") << " capacity " << r.at("cache.capacity"));
@@ -748,8 +750,8 @@ TEST_CASE("a cache as large as the working set only misses compulsorily", "[expe
   // With on_size_change = keep, cached copies keep their first-seen size, so the working set
   // (the sum of first-seen sizes) always fits: no eviction, every re-request hits.
   TempDir dir;
-  const auto rows =
-      run_all(dir, header() + "cache: {capacity: 1.0}\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n");
+  const auto rows = run_all(
+      dir, header() + "cache: {capacity: 1.0}\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n");
   REQUIRE(rows.size() == 4);
   for (const RowMap& r : rows) {
     INFO(r.at("policy.name"));
@@ -776,8 +778,9 @@ TEST_CASE("a 1-byte cache holds at most one 1-byte object", "[experiments]") {
 TEST_CASE("run_cell is deterministic: every column but wall_seconds repeats", "[experiments]") {
   TempDir dir;
   const Experiment ex = load_experiment(
-      dir.write("d.yaml", header() + "warmup: 0.2\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
-                                     "  cache.capacity: [0.01, 0.2]\n"),
+      dir.write("d.yaml", header() +
+                              "warmup: 0.2\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                              "  cache.capacity: [0.01, 0.2]\n"),
       {});
   REQUIRE(ex.cells.size() == 8);
   for (const CellConfig& c : ex.cells) {
@@ -801,9 +804,10 @@ TEST_CASE("run_cell is deterministic: every column but wall_seconds repeats", "[
 
 TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
   TempDir dir;
-  const auto rows = run_all(dir, header() + "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
-                                            "  cache.capacity: [4KiB, 0.01, 0.1, 0.5]\n"
-                                            "  warmup: [0, 0.2]\n");
+  const auto rows = run_all(dir, header() +
+                                     "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                                     "  cache.capacity: [4KiB, 0.01, 0.1, 0.5]\n"
+                                     "  warmup: [0, 0.2]\n");
   REQUIRE(rows.size() == 32);
   for (const RowMap& r : rows) {
     INFO(r.at("policy.name") << " capacity " << r.at("cache.capacity") << " warmup "
@@ -820,14 +824,12 @@ TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
           static_cast<double>(bytes_hit) / static_cast<double>(bytes_req));
     CHECK(u64(r, "cached_bytes") <= u64(r, "cache_capacity_bytes"));
     CHECK(u64(r, "compulsory_misses") <= gets - hits);
-    CHECK(u64(r, "requests") ==
-          gets + u64(r, "set_requests") + u64(r, "delete_requests"));
+    CHECK(u64(r, "requests") == gets + u64(r, "set_requests") + u64(r, "delete_requests"));
     CHECK(u64(r, "cached_objects") <= kTraceUnique);
     if (u64(r, "cached_objects") > 0) {
       CHECK(u64(r, "index_bytes") > 0);
-      CHECK(dbl(r, "index_bytes_per_object") ==
-            static_cast<double>(u64(r, "index_bytes")) /
-                static_cast<double>(u64(r, "cached_objects")));
+      CHECK(dbl(r, "index_bytes_per_object") == static_cast<double>(u64(r, "index_bytes")) /
+                                                    static_cast<double>(u64(r, "cached_objects")));
     }
     CHECK(dbl(r, "wall_seconds") >= 0);
     CHECK(r.at("error").empty());
@@ -850,9 +852,9 @@ TEST_CASE("run_cell and failed_row have the same columns in the same order", "[e
   CHECK(m.at("cache_capacity_bytes").empty());
   CHECK(m.at("policy.name") == "lru");
   // The metrics DESIGN.md "Results" names that this layer produces.
-  for (const char* name : {"requests", "get_requests", "hits", "object_hit_ratio",
-                           "byte_hit_ratio", "compulsory_misses", "index_bytes",
-                           "wall_seconds", "cache_capacity_bytes", "trace_hash", "seed"}) {
+  for (const char* name : {"requests", "get_requests", "hits", "object_hit_ratio", "byte_hit_ratio",
+                           "compulsory_misses", "index_bytes", "wall_seconds",
+                           "cache_capacity_bytes", "trace_hash", "seed"}) {
     CHECK(m.count(name) == 1);
   }
 }
@@ -900,9 +902,9 @@ TEST_CASE("run_experiment writes one row per cell and records failed cells", "[e
   TempDir dir;
   // 30 bytes: one whole oracleGeneral record and a truncated one.
   dir.write("bad.oracleGeneral", std::string(30, '\x01'));
-  const std::string path = dir.write(
-      "sw.yaml", "name: sw\nmatrix:\n  trace.path: [" + kTrace + ", " +
-                     dir.file("bad.oracleGeneral") + "]\n  policy.name: [fifo, lru]\n");
+  const std::string path =
+      dir.write("sw.yaml", "name: sw\nmatrix:\n  trace.path: [" + kTrace + ", " +
+                               dir.file("bad.oracleGeneral") + "]\n  policy.name: [fifo, lru]\n");
   const Experiment ex = load_experiment(path, {});
   REQUIRE(ex.cells.size() == 4);
   std::ostringstream log;
@@ -924,8 +926,8 @@ TEST_CASE("run_experiment writes one row per cell and records failed cells", "[e
 
 TEST_CASE("a sweep written twice is identical but for wall_seconds", "[experiments]") {
   TempDir dir;
-  const Experiment ex = load_experiment(
-      dir.write("tw.yaml", header() + "matrix:\n  policy.name: [lru, gdsf]\n"), {});
+  const Experiment ex =
+      load_experiment(dir.write("tw.yaml", header() + "matrix:\n  policy.name: [lru, gdsf]\n"), {});
   std::ostringstream log;
   REQUIRE(run_experiment(ex, dir.file("a.csv"), log) == 0);
   REQUIRE(run_experiment(ex, dir.file("b.csv"), log) == 0);

@@ -2,7 +2,6 @@
 // std::unordered_map / std::unordered_set, including runs that wrap around the table's end and
 // backward-shift deletions inside them.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <random>
 #include <unordered_map>

@@ -87,9 +87,9 @@ TEST_CASE("latency histogram: small values are exact, merge adds, bad q is rejec
   b.record(3);
   a.merge(b);
   REQUIRE(a.count() == 5);
-  REQUIRE(a.percentile_ns(0.2) == 3);   // rank 1
-  REQUIRE(a.percentile_ns(0.5) == 5);   // rank 3 of {3,5,5,7,100}
-  REQUIRE(a.percentile_ns(0.8) == 7);   // rank 4
+  REQUIRE(a.percentile_ns(0.2) == 3);  // rank 1
+  REQUIRE(a.percentile_ns(0.5) == 5);  // rank 3 of {3,5,5,7,100}
+  REQUIRE(a.percentile_ns(0.8) == 7);  // rank 4
   REQUIRE(a.percentile_ns(1.0) == 100);
   REQUIRE(LatencyHistogram().percentile_ns(0.5) == 0);
   REQUIRE_THROWS_AS(a.percentile_ns(0.0), std::invalid_argument);

@@ -18,13 +18,13 @@
 #include <utility>
 #include <vector>
 
-#include "engine/cache.h"
 #include "devices/null_device.h"
+#include "engine/cache.h"
 #include "engine/framework.h"
 #include "policies/registry.h"
 #include "tests/reference_models.h"
-#include "traces/trace_reader.h"
 #include "tests/test_util.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 namespace {
@@ -47,11 +47,9 @@ Request del(uint64_t key) {
 // Object names for the hand-computed sequences.
 enum : uint64_t { A = 1, B, C, D, E, F, X, Y, Z };
 
-
 RefConfig ref_config(const CacheConfig& c) {
   return RefConfig{c.capacity_bytes, c.unit_size, c.on_size_change == SizeChange::kUpdate};
 }
-
 
 // What a cache needs besides its own config: a framework config and a device (null here).
 struct ExactRig {
@@ -182,7 +180,6 @@ void check_contents(const CacheT& cache, const Keys& keys) {
 
 // ---------------------------------------------------------------------------------------------
 // Agreement on real traces.
-
 
 /// Working-set size: the sum over distinct keys of the size at the first appearance (1 each in
 /// unit-size mode), as libCacheSim's cal_working_set_size().

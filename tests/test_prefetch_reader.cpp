@@ -1,6 +1,5 @@
 // Tests of traces/prefetch_reader.h: same stream as the inner reader, errors in place.
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <stdexcept>
 #include <vector>

@@ -19,7 +19,6 @@ using namespace flashpq::testing;  // tests/test_util.h
 
 namespace fs = std::filesystem;
 
-
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   REQUIRE(f.good());
@@ -109,7 +108,11 @@ TEST_CASE("JSON Lines: backslash, tab and control characters are escaped, UTF-8 
   const std::string path = dir.file("e.jsonl");
   {
     ResultsWriter w(path);
-    w.write({{"s", std::string("a\\b\tc\x01" "d\x1f" "e"), false},
+    w.write({{"s",
+              std::string("a\\b\tc\x01"
+                          "d\x1f"
+                          "e"),
+              false},
              {"u", "caf\xc3\xa9", false},
              {"k\"ey", "v", false}});
   }
@@ -127,8 +130,7 @@ TEST_CASE("a .json extension also selects JSON Lines", "[results]") {
   CHECK(slurp(path) == "{\"n\":1}\n");
 }
 
-TEST_CASE("a row with different columns throws std::logic_error and writes nothing",
-          "[results]") {
+TEST_CASE("a row with different columns throws std::logic_error and writes nothing", "[results]") {
   TempDir dir;
   for (const char* name : {"m.csv", "m.jsonl"}) {
     INFO(name);
@@ -136,7 +138,7 @@ TEST_CASE("a row with different columns throws std::logic_error and writes nothi
     ResultsWriter w(path);
     w.write({{"a", "1", true}, {"b", "2", true}});
     const std::string before = slurp(path);
-    CHECK_THROWS_AS(w.write({{"a", "1", true}}), std::logic_error);                  // Fewer.
+    CHECK_THROWS_AS(w.write({{"a", "1", true}}), std::logic_error);                    // Fewer.
     CHECK_THROWS_AS(w.write({{"a", "1", true}, {"c", "2", true}}), std::logic_error);  // Renamed.
     CHECK_THROWS_AS(w.write({{"b", "2", true}, {"a", "1", true}}), std::logic_error);  // Reordered.
     CHECK_THROWS_AS(w.write({{"a", "1", true}, {"b", "2", true}, {"c", "3", true}}),

@@ -163,9 +163,7 @@ struct SkipProbe {
   uint64_t* skipped;
   void increase(Handle h, double p) { q.increase(h, p); }
   double priority(Handle h) const { return q.priority(h); }
-  bool skip_increase(Handle h)
-    requires kSkip
-  {
+  bool skip_increase(Handle h) requires kSkip {
     const bool s = q.skip_increase(h);
     *skipped += s;
     return s;

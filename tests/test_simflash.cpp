@@ -40,7 +40,9 @@ using Catch::Contains;
 
 /// Principal branch W0 of Lambert W (w e^w = x), x ≥ −1/e: Boost.Math's lambert_w0
 /// (Corless, Gonnet, Hare, Jeffrey, Knuth, "On the Lambert W function", 1996).
-double lambert_w0(double x) { return boost::math::lambert_w0(x); }
+double lambert_w0(double x) {
+  return boost::math::lambert_w0(x);
+}
 
 /// Desnoyers SYSTOR'12 Eq. 4: FIFO (LRW) victims, uniform random single-page writes.
 double wa_fifo(double rho) {

@@ -30,23 +30,25 @@
 #include "engine/framework.h"
 #include "engine/sipq/sipq_queue.h"
 #include "policies/registry.h"
-#include "traces/trace_reader.h"
 #include "tests/test_util.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
 
-Request get(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kGet}; }
-Request set(uint64_t key, uint32_t size = 1) { return Request{0, key, size, Op::kSet}; }
-Request del(uint64_t key) { return Request{0, key, 1, Op::kDelete}; }
+Request get(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kGet};
+}
+Request set(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kSet};
+}
+Request del(uint64_t key) {
+  return Request{0, key, 1, Op::kDelete};
+}
 
 enum : uint64_t { A = 1, B, C, D, E, F, G, H };
-
-
-
-
 
 FrameworkConfig sipq(uint64_t block_bytes, double occupancy) {
   FrameworkConfig f;
@@ -55,7 +57,6 @@ FrameworkConfig sipq(uint64_t block_bytes, double occupancy) {
   f.occupancy = occupancy;
   return f;
 }
-
 
 template <class CacheT>
 Handle handle(const CacheT& cache, uint64_t key) {
@@ -75,7 +76,6 @@ void check_balance(const CacheT& cache) {
                  << c.evicted_bytes << " superseded " << c.superseded_bytes);
   CHECK(c.placed_bytes == cache.used_bytes() + c.evicted_bytes + c.superseded_bytes);
 }
-
 
 const char* const kAdaptsize =
     FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
@@ -114,14 +114,14 @@ TEST_CASE("sipq: the log needs at least two blocks", "[frameworks]") {
   const auto& names = framework_names();
   CHECK(std::find(names.begin(), names.end(), "sipq") != names.end());
   CHECK_NOTHROW(f.validate());
-  const bool built = with_framework(f, cache_config(8192), LruPolicy(policy_config("lru")),
-                                    [](auto& cache) {
-                                      using Q = std::decay_t<decltype(cache.queue())>;
-                                      if constexpr (std::is_same_v<Q, SipqQueueFor<LruPolicy>>) {
-                                        return cache.queue().slots() == 2;
-                                      }
-                                      return false;
-                                    });
+  const bool built =
+      with_framework(f, cache_config(8192), LruPolicy(policy_config("lru")), [](auto& cache) {
+        using Q = std::decay_t<decltype(cache.queue())>;
+        if constexpr (std::is_same_v<Q, SipqQueueFor<LruPolicy>>) {
+          return cache.queue().slots() == 2;
+        }
+        return false;
+      });
   CHECK(built);
 }
 
@@ -144,8 +144,7 @@ TEST_CASE("sipq: objects larger than a block are not admitted; a block's worth i
 // ---------------------------------------------------------------------------------------------
 // Hand-computed sequences.
 
-TEST_CASE("sipq: hand-computed log with LRU, θ = 0.5 (unit sizes, B = 2 objects)",
-          "[frameworks]") {
+TEST_CASE("sipq: hand-computed log with LRU, θ = 0.5 (unit sizes, B = 2 objects)", "[frameworks]") {
   // C = 6 objects, B = 2 → M = 3 slots (offsets 0, 2, 4); VC capacity ⌊0.5·6⌋ = 3 objects.
   // Notation: VC lists are head → tail (tail = the VC's minimum), slots list log order.
   RecordingDevice device;
@@ -234,13 +233,13 @@ TEST_CASE("sipq: GDSF priorities outside the VC are its drop level, which the cl
   cache.access(get(C));  // VC full: drops A (equal priorities: the earlier one); drop level 1
   CHECK(!in_vc(cache, A));
   CHECK(q.priority(handle(cache, A)) == 1.0);
-  cache.access(get(D));  // drops B; slot3 [D]
+  cache.access(get(D));                  // drops B; slot3 [D]
   CHECK(cache.policy().clock() == 0.0);  // nothing evicted yet
   cache.access(get(E));  // drops C; the log wraps: slot0's A is evicted, the clock takes 1
   CHECK(!cache.contains(A));
   CHECK(cache.policy().clock() == 1.0);
   CHECK(q.priority(handle(cache, E)) == 1.0);  // inserted before the eviction: 0 + 1
-  cache.access(get(F));                         // clock 1 + 1/1 = 2; drops D; evicts B
+  cache.access(get(F));                        // clock 1 + 1/1 = 2; drops D; evicts B
   CHECK(q.priority(handle(cache, F)) == 2.0);
   CHECK(!cache.contains(B));
   // A hit on C (outside the VC, still on flash): it re-enters at clock + 2/1 = 3, dropping E.
@@ -287,8 +286,8 @@ TEST_CASE("sipq: θ = 0 with one-object blocks is exact FIFO at capacity M objec
   SECTION("unit sizes, B = 1 object: M = C") {
     for (uint64_t capacity : {50u, 1000u, 3681u}) {
       INFO("capacity " << capacity);
-      const uint64_t hits = fifo_lockstep(trace, cache_config(capacity, true), 1,
-                                          cache_config(capacity, true));
+      const uint64_t hits =
+          fifo_lockstep(trace, cache_config(capacity, true), 1, cache_config(capacity, true));
       CHECK(hits > 0);
     }
   }
@@ -304,8 +303,8 @@ TEST_CASE("sipq: θ = 0 with one-object blocks is exact FIFO at capacity M objec
   }
 #ifdef FLASHPQ_SHARED_TRACES
   SECTION("w106, first 200K requests, unit sizes, B = 1") {
-    const auto& w106 = load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst",
-                                  200'000);
+    const auto& w106 =
+        load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 200'000);
     REQUIRE(w106.size() == 200'000);
     CHECK(fifo_lockstep(w106, cache_config(2447, true), 1, cache_config(2447, true)) > 0);
   }
@@ -317,8 +316,8 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
   // per byte a miss inserted. The device-level figure (whole blocks, padding included) is
   // device write bytes / miss bytes, >= 1; both are reported.
   const auto& trace = load_trace(kAdaptsize);
-  for (uint64_t block : {uint64_t{64} << 10, uint64_t{256} << 10, uint64_t{1} << 20,
-                         uint64_t{4} << 20}) {
+  for (uint64_t block :
+       {uint64_t{64} << 10, uint64_t{256} << 10, uint64_t{1} << 20, uint64_t{4} << 20}) {
     for (uint64_t capacity : {kAdaptsizeWss / 20, kAdaptsizeWss / 5}) {
       NullDevice device{DeviceConfig{}};
       FrameworkConfig f = sipq(block, 0.0);
@@ -417,8 +416,7 @@ TEST_CASE("sipq: WA grows with θ and the hit ratio approaches exact (adaptsize,
   const auto& trace = load_trace(kAdaptsize);
   const CacheConfig config = cache_config(kAdaptsizeWss / 10);  // M = 26 blocks of 1 MiB
   check_tradeoff(trace, config, 1 << 20, LruPolicy(policy_config("lru")), "adaptsize LRU");
-  check_tradeoff(trace, config, 1 << 20, SlruPolicy(policy_config("slru", 3)),
-                 "adaptsize SLRU-3");
+  check_tradeoff(trace, config, 1 << 20, SlruPolicy(policy_config("slru", 3)), "adaptsize SLRU-3");
 }
 
 TEST_CASE("sipq: GDSF runs on the absolute VC (adaptsize, bytes)", "[frameworks]") {
@@ -428,8 +426,7 @@ TEST_CASE("sipq: GDSF runs on the absolute VC (adaptsize, bytes)", "[frameworks]
     NullDevice device{DeviceConfig{}};
     const FrameworkConfig f = sipq(1 << 20, theta);
     Cache<GdsfPolicy, SipqQueueFor<GdsfPolicy>> cache(cache_config(kAdaptsizeWss / 10), f,
-                                                      GdsfPolicy(policy_config("gdsf", 3)),
-                                                      device);
+                                                      GdsfPolicy(policy_config("gdsf", 3)), device);
     uint64_t hits = 0;
     double clock = 0;
     bool monotone = true;
@@ -460,8 +457,8 @@ std::vector<Request> random_requests(uint64_t seed, int n, uint64_t keys, uint32
   std::vector<Request> out;
   for (int i = 0; i < n; ++i) {
     const uint64_t key = rng() % keys;
-    uint32_t size = static_cast<uint32_t>(1 + (key * 131 + (rng() % 8 == 0 ? rng() % 97 : 0)) %
-                                                  max_size);
+    uint32_t size =
+        static_cast<uint32_t>(1 + (key * 131 + (rng() % 8 == 0 ? rng() % 97 : 0)) % max_size);
     if (rng() % 200 == 0 && zero_sizes) size = 0;
     const uint64_t op = rng() % 20;
     out.push_back(op < 16 ? get(key, size) : op < 18 ? set(key, size) : del(key));
@@ -636,8 +633,12 @@ void check_sipq_hit_reads(bool read_hits) {
 
 TEST_CASE("sipq: a hit reads the copy from the log, nothing from the write buffer",
           "[frameworks][sipq]") {
-  SECTION("read_hits true") { check_sipq_hit_reads(true); }
-  SECTION("read_hits false") { check_sipq_hit_reads(false); }
+  SECTION("read_hits true") {
+    check_sipq_hit_reads(true);
+  }
+  SECTION("read_hits false") {
+    check_sipq_hit_reads(false);
+  }
 }
 
 }  // namespace flashpq

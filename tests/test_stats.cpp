@@ -1,8 +1,7 @@
 // Tests of sim/stats.h (HitStats) and sim/replay.h: every counter against a brute-force
 // reference, with sets, deletes and the warm-up boundary anywhere in a batch.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
 #include <span>

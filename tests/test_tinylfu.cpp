@@ -38,8 +38,8 @@
 #include "policies/registry.h"
 #include "policies/tinylfu.h"
 #include "policies/wtinylfu.h"
-#include "traces/trace_reader.h"
 #include "tests/test_util.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 namespace {
@@ -63,15 +63,12 @@ Request del(uint64_t key) {
   return Request{0, key, 1, Op::kDelete};
 }
 
-
 AdmissionConfig tinylfu(bool doorkeeper = false) {
   AdmissionConfig a;
   a.name = "tinylfu";
   a.doorkeeper = doorkeeper;
   return a;
 }
-
-
 
 const std::vector<Request>& adaptsize() {
   return load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst",

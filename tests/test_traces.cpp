@@ -19,8 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "traces/trace_reader.h"
 #include "tests/test_util.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 namespace {
@@ -175,7 +175,8 @@ TraceConfig kvcache_config(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("trace registry and config validation", "[traces]") {
-  REQUIRE(trace_format_names() == std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv", "generator"});
+  REQUIRE(trace_format_names() ==
+          std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv", "generator"});
 
   TraceConfig c;
   c.path = "x";

@@ -39,9 +39,9 @@ void DeviceIoConfig::validate() const {
         "a device with one, such as simflash)");
   }
   if (span_bytes < io_size_bytes) {
-    throw std::invalid_argument(fmt::format(
-        "trace.io_size {} bytes is larger than the device's exported space of {} bytes",
-        io_size_bytes, span_bytes));
+    throw std::invalid_argument(
+        fmt::format("trace.io_size {} bytes is larger than the device's exported space of {} bytes",
+                    io_size_bytes, span_bytes));
   }
 }
 

@@ -17,7 +17,7 @@ std::string file_content_hash(const std::string& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw TraceError(path + ": cannot open for hashing");
   std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> st(XXH3_createState(),
-                                                                      &XXH3_freeState);
+                                                                     &XXH3_freeState);
   XXH3_64bits_reset(st.get());
   std::vector<char> buf(1 << 20);
   for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0;) {

@@ -34,8 +34,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& key, const std::string& expected,
                        const std::string& found) {
-  throw std::invalid_argument("device." + key + ": expected " + expected + ", found " +
-                              found);
+  throw std::invalid_argument("device." + key + ": expected " + expected + ", found " + found);
 }
 
 std::string num(double v) {

@@ -59,7 +59,8 @@ class ExactAbsoluteQueue {
   /// What make_room(size) would evict first, or kNoHandle if it would evict nothing.
   Handle victim(uint32_t size) const {
     if (used_bytes_ + size > capacity_bytes_) return min();
-    if (placement_ && !placement_->fits(size)) [[unlikely]] return min();
+    if (placement_ && !placement_->fits(size)) [[unlikely]]
+      return min();
     return kNoHandle;
   }
 
@@ -80,7 +81,8 @@ class ExactAbsoluteQueue {
 
   /// insert(x, p). REQUIRES: h not queued; make_room(size of h) was called.
   void insert(Handle h, double p) {
-    if (placement_) [[unlikely]] placement_->place(h, table_[h].size_bytes);
+    if (placement_) [[unlikely]]
+      placement_->place(h, table_[h].size_bytes);
     used_bytes_ += table_[h].size_bytes;
     counters_.placed_bytes += table_[h].size_bytes;
     counters_.placed_objects++;
@@ -106,12 +108,14 @@ class ExactAbsoluteQueue {
   /// read of h's extent; with placement "none" there is no device copy and nothing is read.
   /// REQUIRES: h queued.
   void read_hit(Handle h) {
-    if (placement_) [[unlikely]] placement_->read(h, table_[h].size_bytes);
+    if (placement_) [[unlikely]]
+      placement_->read(h, table_[h].size_bytes);
   }
 
   /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
-    if (placement_) [[unlikely]] placement_->release(h, table_[h].size_bytes);
+    if (placement_) [[unlikely]]
+      placement_->release(h, table_[h].size_bytes);
     used_bytes_ -= table_[h].size_bytes;
     counters_.superseded_bytes += table_[h].size_bytes;
     unlink(h);
@@ -140,7 +144,8 @@ class ExactAbsoluteQueue {
     sink_.before_evict(h);
     const uint32_t size = table_[h].size_bytes;
     unlink(h);
-    if (placement_) [[unlikely]] placement_->release(h, size);
+    if (placement_) [[unlikely]]
+      placement_->release(h, size);
     used_bytes_ -= size;
     counters_.evicted_objects++;
     counters_.evicted_bytes += size;

@@ -73,10 +73,9 @@ class NaivePlacement {
                                   " B is not a power of two");
     }
     if (align_ % device.logical_block_bytes() != 0) {
-      throw std::invalid_argument(
-          "naive placement: alignment " + std::to_string(align_) +
-          " B is not a multiple of the device's logical block size " +
-          std::to_string(device.logical_block_bytes()) + " B");
+      throw std::invalid_argument("naive placement: alignment " + std::to_string(align_) +
+                                  " B is not a multiple of the device's logical block size " +
+                                  std::to_string(device.logical_block_bytes()) + " B");
     }
     // units = ⌈C/a⌉ + C, capped so that units · a stays below 2^63.
     const uint64_t max_units = (uint64_t{1} << 63) / align_;
@@ -123,7 +122,8 @@ class NaivePlacement {
       return;
     }
     const auto it = lowest_fit(len);
-    if (it == free_.end()) [[unlikely]] no_room(len);
+    if (it == free_.end()) [[unlikely]]
+      no_room(len);
     const uint64_t offset = it->first;
     if (it->second == len) {
       spare_.push_back(free_.extract(it));

@@ -69,7 +69,8 @@ class ExactRelativeQueue {
   /// What make_room(size) would evict first, or kNoHandle if it would evict nothing.
   Handle victim(uint32_t size) const {
     if (used_bytes_ + size > capacity_bytes_) return min();
-    if (placement_ && !placement_->fits(size)) [[unlikely]] return min();
+    if (placement_ && !placement_->fits(size)) [[unlikely]]
+      return min();
     return kNoHandle;
   }
 
@@ -88,13 +89,16 @@ class ExactRelativeQueue {
   /// Converts a grid priority k/L to a 0-based segment index (0 = head segment).
   /// Throws std::invalid_argument if p is outside [1/L, 1] or not within 1e-9 of a grid point.
   uint32_t segment_of(double p) const {
-    if (p == 1.0) [[likely]] return 0;  // FIFO's insertions, LRU's and most SLRU hits
+    if (p == 1.0) [[likely]]
+      return 0;  // FIFO's insertions, LRU's and most SLRU hits
     const double scaled = p * grid_;
     // Range first (false for NaN), so the cast below is defined.
-    if (!(scaled > 0.5 && scaled < grid_ + 0.5)) [[unlikely]] off_grid(p);
+    if (!(scaled > 0.5 && scaled < grid_ + 0.5)) [[unlikely]]
+      off_grid(p);
     const auto k = static_cast<uint32_t>(scaled + 0.5);
     const double err = scaled - static_cast<double>(k);
-    if (!(err <= 1e-9 && err >= -1e-9)) [[unlikely]] off_grid(p);
+    if (!(err <= 1e-9 && err >= -1e-9)) [[unlikely]]
+      off_grid(p);
     return grid_ - static_cast<uint32_t>(k);
   }
 
@@ -126,13 +130,15 @@ class ExactRelativeQueue {
   /// read of h's extent; with placement "none" there is no device copy and nothing is read.
   /// REQUIRES: h queued.
   void read_hit(Handle h) {
-    if (placement_) [[unlikely]] placement_->read(h, table_[h].size_bytes);
+    if (placement_) [[unlikely]]
+      placement_->read(h, table_[h].size_bytes);
   }
 
   /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
     unlink(h);
-    if (placement_) [[unlikely]] placement_->release(h, table_[h].size_bytes);
+    if (placement_) [[unlikely]]
+      placement_->release(h, table_[h].size_bytes);
     used_bytes_ -= table_[h].size_bytes;
     counters_.superseded_bytes += table_[h].size_bytes;
   }
@@ -149,8 +155,7 @@ class ExactRelativeQueue {
   /// Bytes of DRAM the queue itself holds (segment heads; links live in the entries), plus the
   /// naive placement's allocator and offsets.
   size_t memory_bytes() const {
-    return segments_.capacity() * sizeof(Segment) +
-           (placement_ ? placement_->memory_bytes() : 0);
+    return segments_.capacity() * sizeof(Segment) + (placement_ ? placement_->memory_bytes() : 0);
   }
 
   /// Bytes currently in segment s (0-based), for tests.
@@ -165,32 +170,38 @@ class ExactRelativeQueue {
 
   // Segment L−k of level k; throws std::invalid_argument when k is outside [1, L].
   uint32_t checked_segment(uint32_t k) const {
-    if (k - 1 >= grid_) [[unlikely]] off_grid(static_cast<double>(k) * inv_grid_);
+    if (k - 1 >= grid_) [[unlikely]]
+      off_grid(static_cast<double>(k) * inv_grid_);
     return grid_ - k;
   }
 
   void insert_at(Handle h, uint32_t s) {
     const uint32_t size = table_[h].size_bytes;
-    if (placement_) [[unlikely]] placement_->place(h, size);
+    if (placement_) [[unlikely]]
+      placement_->place(h, size);
     push_front(s, h);
     used_bytes_ += size;
     counters_.placed_bytes += size;
     counters_.placed_objects++;
-    if (overflows(s)) [[unlikely]] rebalance_from(s);
+    if (overflows(s)) [[unlikely]]
+      rebalance_from(s);
   }
 
   // Inlined into the hit path; a move to another segment (a promotion) is out of line.
   [[gnu::always_inline]] void increase_to(Handle h, uint32_t s) {
     ObjectEntry& e = table_[h];
-    if (s > e.slot) [[unlikely]] decrease_rejected();
+    if (s > e.slot) [[unlikely]]
+      decrease_rejected();
     Segment& seg = segments_[s];
     if (seg.head == h) return;  // already at the head of that segment
     if (s == e.slot) {
       // Within its segment (every LRU hit): relink only; the bytes stay, nothing overflows.
       // h is not the head, so it has a predecessor and the segment a head.
       table_[e.prev].next = e.next;
-      if (e.next != kNoHandle) table_[e.next].prev = e.prev;
-      else seg.tail = e.prev;
+      if (e.next != kNoHandle)
+        table_[e.next].prev = e.prev;
+      else
+        seg.tail = e.prev;
       table_[seg.head].prev = h;
       e.prev = kNoHandle;
       e.next = seg.head;
@@ -213,8 +224,10 @@ class ExactRelativeQueue {
     e.slot = s;
     e.prev = kNoHandle;
     e.next = seg.head;
-    if (seg.head != kNoHandle) table_[seg.head].prev = h;
-    else seg.tail = h;
+    if (seg.head != kNoHandle)
+      table_[seg.head].prev = h;
+    else
+      seg.tail = h;
     seg.head = h;
     seg.bytes += e.size_bytes;
   }
@@ -224,7 +237,8 @@ class ExactRelativeQueue {
     sink_.before_evict(h);
     unlink(h);
     const uint32_t size = table_[h].size_bytes;
-    if (placement_) [[unlikely]] placement_->release(h, size);
+    if (placement_) [[unlikely]]
+      placement_->release(h, size);
     used_bytes_ -= size;
     counters_.evicted_objects++;
     counters_.evicted_bytes += size;
@@ -243,10 +257,14 @@ class ExactRelativeQueue {
   void unlink(Handle h) {
     ObjectEntry& e = table_[h];
     Segment& seg = segments_[e.slot];
-    if (e.prev != kNoHandle) table_[e.prev].next = e.next;
-    else seg.head = e.next;
-    if (e.next != kNoHandle) table_[e.next].prev = e.prev;
-    else seg.tail = e.prev;
+    if (e.prev != kNoHandle)
+      table_[e.prev].next = e.next;
+    else
+      seg.head = e.next;
+    if (e.next != kNoHandle)
+      table_[e.next].prev = e.prev;
+    else
+      seg.tail = e.prev;
     seg.bytes -= e.size_bytes;
   }
 

@@ -45,8 +45,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <stdexcept>
 #include <string>
@@ -78,9 +78,8 @@ class RipqQueue {
     if (slots_ < uint64_t{reserved_} + 2) {
       throw std::invalid_argument(
           "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) +
-          " B holds only " + std::to_string(slots_) + " blocks of " +
-          std::to_string(block_bytes_) + " B; needs at least reserved_blocks + 2 = " +
-          std::to_string(reserved_ + 2));
+          " B holds only " + std::to_string(slots_) + " blocks of " + std::to_string(block_bytes_) +
+          " B; needs at least reserved_blocks + 2 = " + std::to_string(reserved_ + 2));
     }
     flash_bytes_ = slots_ * block_bytes_;
     for (uint64_t s = 0; s < slots_; ++s) free_slots_.push_back(static_cast<uint32_t>(s));
@@ -153,9 +152,7 @@ class RipqQueue {
   /// and returns true, so a relative policy need not compute the target priority (SLRU's hit
   /// reads p, an O(log blocks) query, only to find it). Otherwise does nothing and returns
   /// false. Relative priorities only: an absolute increase also moves h in the histogram.
-  bool skip_increase(Handle h)
-    requires(kKind == PriorityKind::kRelative)
-  {
+  bool skip_increase(Handle h) requires(kKind == PriorityKind::kRelative) {
     if (rank_of(blocks_[logical_block(h)].section) != 0) return false;
     increases_++;
     return true;
@@ -201,7 +198,7 @@ class RipqQueue {
     tombstone(h);
     counters_.superseded_bytes += size;
     collect_empty(lb);
-      debug_check("remove");
+    debug_check("remove");
   }
 
   uint64_t used_bytes() const { return total_bytes_; }
@@ -211,8 +208,7 @@ class RipqQueue {
   size_t memory_bytes() const {
     size_t bytes = blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
                    order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
-                   absolute_.capacity() * sizeof(double) +
-                   free_slots_.size() * sizeof(uint32_t) +
+                   absolute_.capacity() * sizeof(double) + free_slots_.size() * sizeof(uint32_t) +
                    list_pos_.capacity() * sizeof(uint32_t) + tree_.capacity() * sizeof(uint64_t);
     for (const Block& b : blocks_) bytes += b.contents.capacity() * sizeof(Content);
     return bytes;
@@ -230,7 +226,8 @@ class RipqQueue {
       const Section& s = sections_[sec];
       std::fprintf(stderr, "section %u bytes %llu:", sec, (unsigned long long)s.bytes);
       for (uint32_t x = s.head;; x = blocks_[x].next) {
-        std::fprintf(stderr, " %s%llu", blocks_[x].is_virtual ? "v" : (blocks_[x].sealed ? "s" : "a"),
+        std::fprintf(stderr, " %s%llu",
+                     blocks_[x].is_virtual ? "v" : (blocks_[x].sealed ? "s" : "a"),
                      (unsigned long long)blocks_[x].bytes);
         if (x == s.tail) break;
       }
@@ -252,8 +249,9 @@ class RipqQueue {
         if (h == kNoHandle) continue;
         ++live;
         const ObjectEntry& e = table_[h];
-        if (e.slot != b || e.prev != i) return "content " + std::to_string(i) + " of block " +
-                                                 std::to_string(b) + " does not point back";
+        if (e.slot != b || e.prev != i)
+          return "content " + std::to_string(i) + " of block " + std::to_string(b) +
+                 " does not point back";
         const uint32_t lb = e.next != kNone ? e.next : e.slot;
         if (blocks_[lb].section == kNone) return "object in a freed logical block";
         logical[lb] += e.size_bytes;
@@ -297,8 +295,8 @@ class RipqQueue {
     // Integer byte counts are exact in a double (< 2^53), so this is the exact middle, however
     // the bytes below are summed.
     const double below = static_cast<double>(bytes_below(b));
-    const double mid = (below + static_cast<double>(blocks_[b].bytes) / 2) /
-                       static_cast<double>(total_bytes_);
+    const double mid =
+        (below + static_cast<double>(blocks_[b].bytes) / 2) / static_cast<double>(total_bytes_);
     return std::min(nom, mid);
   }
 
@@ -352,9 +350,15 @@ class RipqQueue {
     const ObjectEntry& e = table_[h];
     return e.next != kNone ? e.next : e.slot;
   }
-  double nominal(Handle h) const { return std::bit_cast<float>(table_[h].aux); }
-  void set_nominal(Handle h, double p) { table_[h].aux = std::bit_cast<uint32_t>(float(p)); }
-  double absolute(Handle h) const { return absolute_[h]; }
+  double nominal(Handle h) const {
+    return std::bit_cast<float>(table_[h].aux);
+  }
+  void set_nominal(Handle h, double p) {
+    table_[h].aux = std::bit_cast<uint32_t>(float(p));
+  }
+  double absolute(Handle h) const {
+    return absolute_[h];
+  }
   void set_absolute(Handle h, double p) {
     if (absolute_.size() <= h) absolute_.resize(h + 1);
     absolute_[h] = p;
@@ -380,14 +384,18 @@ class RipqQueue {
     return static_cast<uint32_t>(sections_.size() - 1);
   }
 
-  size_t rank_of(uint32_t sec) const { return sections_[sec].rank; }  // 0 = head section
+  size_t rank_of(uint32_t sec) const {
+    return sections_[sec].rank;
+  }  // 0 = head section
 
   // Records every section's position in order_ (after a split or a merge changed it).
   void renumber_sections() {
     for (size_t i = 0; i < order_.size(); ++i) sections_[order_[i]].rank = static_cast<uint32_t>(i);
   }
 
-  uint32_t head_of(uint32_t sec) const { return sections_[sec].head; }
+  uint32_t head_of(uint32_t sec) const {
+    return sections_[sec].head;
+  }
 
   // The section whose range contains p (§4.2): sections cover (p_{k-1}, p_k] from the tail.
   uint32_t section_of(double p) const {
@@ -486,16 +494,20 @@ class RipqQueue {
     Section& s = sections_[sec];
     if (before == kNone) {  // the list's tail
       blk.prev = list_tail_;
-      if (list_tail_ != kNone) blocks_[list_tail_].next = b;
-      else list_head_ = b;
+      if (list_tail_ != kNone)
+        blocks_[list_tail_].next = b;
+      else
+        list_head_ = b;
       list_tail_ = b;
       if (s.tail == kNone) s.tail = b;
       if (s.head == kNone) s.head = b;
     } else {
       blk.next = before;
       blk.prev = blocks_[before].prev;
-      if (blk.prev != kNone) blocks_[blk.prev].next = b;
-      else list_head_ = b;
+      if (blk.prev != kNone)
+        blocks_[blk.prev].next = b;
+      else
+        list_head_ = b;
       blocks_[before].prev = b;
       if (s.head == before || s.head == kNone) s.head = b;
       if (s.tail == kNone) s.tail = b;
@@ -509,10 +521,14 @@ class RipqQueue {
     Section& s = sections_[blk.section];
     if (s.head == b) s.head = (s.tail == b) ? kNone : blk.next;
     if (s.tail == b) s.tail = (s.head == kNone) ? kNone : blk.prev;
-    if (blk.prev != kNone) blocks_[blk.prev].next = blk.next;
-    else list_head_ = blk.next;
-    if (blk.next != kNone) blocks_[blk.next].prev = blk.prev;
-    else list_tail_ = blk.prev;
+    if (blk.prev != kNone)
+      blocks_[blk.prev].next = blk.next;
+    else
+      list_head_ = blk.next;
+    if (blk.next != kNone)
+      blocks_[blk.next].prev = blk.prev;
+    else
+      list_tail_ = blk.prev;
     blk.section = kNone;
     free_blocks_.push_back(b);
   }
@@ -552,7 +568,7 @@ class RipqQueue {
     sections_[sec].bytes += size;
     total_bytes_ += size;
     maybe_split(sec);
-      debug_check("append");
+    debug_check("append");
   }
 
   // Writes the section's active device block to a free slot and opens new active blocks.
@@ -580,7 +596,6 @@ class RipqQueue {
     collect_empty(dev);
     collect_empty(old_virtual);
     pending_reclaim_ = true;
-
   }
 
   void seal_and_reclaim() {
@@ -651,7 +666,7 @@ class RipqQueue {
     device_.trim(offset, block_bytes_);
     free_slots_.push_back(blocks_[b].slot);
     unlink_block(b);  // its logical bytes are 0: every object left or moved to a virtual block
-      debug_check("reclaim");
+    debug_check("reclaim");
   }
 
   // Moves h's logical bytes from block `from` to block `to` (an increase).
@@ -708,7 +723,8 @@ class RipqQueue {
     uint64_t acc = 0;
     uint32_t cut = s.head;  // last block of the upper half
     bool passed_dev = cut == s.active_device, passed_virt = cut == s.active_virtual;
-    while (cut != s.tail && (acc + blocks_[cut].bytes < s.bytes / 2 || !passed_dev || !passed_virt)) {
+    while (cut != s.tail &&
+           (acc + blocks_[cut].bytes < s.bytes / 2 || !passed_dev || !passed_virt)) {
       acc += blocks_[cut].bytes;
       cut = blocks_[cut].next;
       passed_dev = passed_dev || cut == s.active_device;
@@ -732,7 +748,7 @@ class RipqQueue {
     order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(rank_of(sec)) + 1, lower);
     renumber_sections();
     open_active_blocks(lower, lo.head);
-      debug_check("split");
+    debug_check("split");
   }
 
   // §4.4: merge neighbours holding less than α together; absorb empty sections.
@@ -801,7 +817,7 @@ class RipqQueue {
     }
     const uint32_t lo_virt = l.active_virtual;
     if (blocks_[lo_virt].bytes == 0) unlink_block(lo_virt);
-      debug_check("merge");
+    debug_check("merge");
   }
 
   ObjectTable& table_;
@@ -819,7 +835,7 @@ class RipqQueue {
   std::vector<uint32_t> free_blocks_;
   std::vector<Section> sections_;
   std::vector<uint32_t> free_sections_;
-  std::vector<uint32_t> order_;  // section ids, head to tail
+  std::vector<uint32_t> order_;             // section ids, head to tail
   mutable std::vector<uint32_t> list_pos_;  // block -> position in the list, tail = 0
   mutable std::vector<uint64_t> tree_;      // Fenwick tree over list positions (1-based)
   mutable bool tree_stale_ = true;          // the list changed shape since the last build

@@ -160,7 +160,8 @@ class SipqQueue {
     used_bytes_ += size;
     counters_.placed_bytes += size;
     counters_.placed_objects++;
-    if (!carry_.empty()) [[unlikely]] reinsert_carried();
+    if (!carry_.empty()) [[unlikely]]
+      reinsert_carried();
   }
 
   /// increase(x, p) of §4.1 on SIPQ: no I/O. In the VC: the VC's increase (which rejects a
@@ -371,7 +372,8 @@ class SipqQueue {
     if (vc_capacity_ > 0) {
       const uint64_t limit = vc_limit_bytes();
       while (vc_.used_bytes() > limit) drop_vc_min();
-      if (++reclaims_ > slots_) [[unlikely]] relieve_stall();
+      if (++reclaims_ > slots_) [[unlikely]]
+        relieve_stall();
     }
     reclaim(head_);
   }
@@ -448,8 +450,10 @@ class SipqQueue {
     l.next = kNoHandle;
     l.block = (l.block & kInVc) | head_;
     l.offset = static_cast<uint32_t>(fill_);
-    if (b.tail != kNoHandle) loc_[b.tail].next = x;
-    else b.head = x;
+    if (b.tail != kNoHandle)
+      loc_[b.tail].next = x;
+    else
+      b.head = x;
     b.tail = x;
     b.live_bytes += size;
     fill_ += size;
@@ -458,10 +462,14 @@ class SipqQueue {
   void unlink(Handle x, uint32_t size) {
     const Location& l = loc_[x];
     Block& b = blocks_[l.block & ~kInVc];
-    if (l.prev != kNoHandle) loc_[l.prev].next = l.next;
-    else b.head = l.next;
-    if (l.next != kNoHandle) loc_[l.next].prev = l.prev;
-    else b.tail = l.prev;
+    if (l.prev != kNoHandle)
+      loc_[l.prev].next = l.next;
+    else
+      b.head = l.next;
+    if (l.next != kNoHandle)
+      loc_[l.next].prev = l.prev;
+    else
+      b.tail = l.prev;
     b.live_bytes -= size;
   }
 
@@ -477,10 +485,10 @@ class SipqQueue {
   std::vector<Block> blocks_;
   std::vector<Location> loc_;  // by handle
   uint64_t read_align_ = 1;
-  uint32_t head_ = 0;  // the buffer's slot
-  uint64_t fill_ = 0;  // bytes appended to the buffer
-  uint64_t padding_ = 0;  // P: padding of the sealed blocks
-  uint64_t reclaims_ = 0;  // reclaims during the current insertion
+  uint32_t head_ = 0;          // the buffer's slot
+  uint64_t fill_ = 0;          // bytes appended to the buffer
+  uint64_t padding_ = 0;       // P: padding of the sealed blocks
+  uint64_t reclaims_ = 0;      // reclaims during the current insertion
   std::vector<Handle> carry_;  // reinsertions waiting for buffer room, in log order
   uint64_t used_bytes_ = 0;
   double drop_level_ = 0.0;
