@@ -2,6 +2,7 @@
 #   make demo   install missing Debian packages, build (Release), run the quickstart, draw it
 #   make test   build and run every test: Catch2 through ctest, then pytest for the plots
 #   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan (CI runs it)
+#   make format-check   every C++ source as the checked-in .clang-format wants it (CI runs it)
 #   make bench  requests per second of each exact policy (needs ../shared/traces)
 
 BUILD ?= build
@@ -10,7 +11,7 @@ JOBS ?= $(shell nproc)
 # Debian's interpreter: it is the one python3-matplotlib and python3-pytest install into.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build demo test test-cpp test-python test-sanitize bench clean
+.PHONY: deps build demo test test-cpp test-python test-sanitize format format-check bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -34,6 +35,13 @@ test-sanitize: deps
 	# Tests tagged [slow] (long validations on whole traces) run in the Release suite only.
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ./$(SAN_BUILD)/flashpq_tests "~[slow] ~[.]"
+
+# Every C++ source formatted with the checked-in .clang-format (CI fails otherwise).
+format: deps
+	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+
+format-check: deps
+	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
 
 bench: build
 	./$(BUILD)/flashpq bench --trace ../shared/traces/converted/w106.oracleGeneral.zst
