@@ -253,16 +253,23 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
       for (;;) {
         if (cur != UINT32_MAX) {
           Inflight& f = table[cur];
+          bool started = false;
           while (f.next < f.end) {
             const uint32_t slot = dev.acquire_slot();
             if (slot == UINT32_MAX) break;
             const auto piece =
                 static_cast<uint32_t>(std::min<uint64_t>(dev.max_io_bytes(), f.end - f.next));
             dev.start(slot, f.write, f.next, piece);
+            started = true;
             slot_owner[slot] = cur;
             f.next += piece;
             f.pieces++;
           }
+          // Submit at once, request by request, as fio does (iodepth_batch_submit = 1):
+          // holding the I/Os issued after a burst of completions back for one batch adds
+          // their wait to the device's latency (about 5 % of the IOPS of random 4 KiB reads
+          // at queue depth 32 on a virtio disk).
+          if (started) dev.submit_and_wait(0, -1);
           if (f.next < f.end) break;  // waits for slots
           cur = UINT32_MAX;
         }
