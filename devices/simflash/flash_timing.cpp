@@ -179,36 +179,37 @@ void FlashTiming::advance(uint32_t j, EventQueue& events) {
   --in_flight_;
 }
 
-void FlashTiming::enqueue_die(uint32_t die, uint32_t j, EventQueue& events) {
-  Die& d = die_state_[die];
+void FlashTiming::push(Server& s, uint32_t j) {
   jobs_[j].next = kNone;
-  if (d.tail == kNone) {
-    d.head = j;
+  if (s.tail == kNone) {
+    s.head = j;
   } else {
-    jobs_[d.tail].next = j;
+    jobs_[s.tail].next = j;
   }
-  d.tail = j;
-  if (!d.busy) start_die(die, events);
+  s.tail = j;
+}
+
+uint32_t FlashTiming::pop(Server& s) {
+  const uint32_t j = s.head;
+  s.head = jobs_[j].next;
+  if (s.head == kNone) s.tail = kNone;
+  jobs_[j].next = kNone;
+  return j;
+}
+
+void FlashTiming::enqueue_die(uint32_t die, uint32_t j, EventQueue& events) {
+  push(die_state_[die], j);
+  if (!die_state_[die].busy) start_die(die, events);
 }
 
 void FlashTiming::enqueue_channel(uint32_t channel, uint32_t j, EventQueue& events) {
-  Channel& c = channel_state_[channel];
-  jobs_[j].next = kNone;
-  if (c.tail == kNone) {
-    c.head = j;
-  } else {
-    jobs_[c.tail].next = j;
-  }
-  c.tail = j;
-  if (!c.busy) start_channel(channel, events);
+  push(channel_state_[channel], j);
+  if (!channel_state_[channel].busy) start_channel(channel, events);
 }
 
 void FlashTiming::start_die(uint32_t die, EventQueue& events) {
-  Die& d = die_state_[die];
-  const uint32_t first = d.head;
-  d.head = jobs_[first].next;
-  if (d.head == kNone) d.tail = kNone;
-  jobs_[first].next = kNone;
+  Server& d = die_state_[die];
+  const uint32_t first = pop(d);
   d.running = first;
   d.busy = true;
 
@@ -271,11 +272,8 @@ void FlashTiming::start_die(uint32_t die, EventQueue& events) {
 }
 
 void FlashTiming::start_channel(uint32_t channel, EventQueue& events) {
-  Channel& c = channel_state_[channel];
-  const uint32_t j = c.head;
-  c.head = jobs_[j].next;
-  if (c.head == kNone) c.tail = kNone;
-  jobs_[j].next = kNone;
+  Server& c = channel_state_[channel];
+  const uint32_t j = pop(c);
   c.running = j;
   c.busy = true;
   ++counters_.transfers;
@@ -286,7 +284,7 @@ void FlashTiming::start_channel(uint32_t channel, EventQueue& events) {
 std::span<const uint32_t> FlashTiming::handle(const Event& event, EventQueue& events) {
   done_.clear();
   if (event.kind == EventKind::kDieDone && event.id < dies_ && die_state_[event.id].busy) {
-    Die& d = die_state_[event.id];
+    Server& d = die_state_[event.id];
     uint32_t j = d.running;
     d.running = kNone;
     d.busy = false;
@@ -300,7 +298,7 @@ std::span<const uint32_t> FlashTiming::handle(const Event& event, EventQueue& ev
     if (!d.busy && d.head != kNone) start_die(event.id, events);
   } else if (event.kind == EventKind::kChannelDone && event.id < channels_ &&
              channel_state_[event.id].busy) {
-    Channel& c = channel_state_[event.id];
+    Server& c = channel_state_[event.id];
     const uint32_t j = c.running;
     c.running = kNone;
     c.busy = false;

@@ -159,14 +159,10 @@ class FlashTiming {
     Stage stage;
     bool copy;  // a GC copy: after kReadOut comes kProgramIn
   };
-  struct Die {
+  // A die or a channel: an FCFS queue of jobs linked through Job::next, and what it runs.
+  struct Server {
     uint32_t head = kNone, tail = kNone;  // queue
-    uint32_t running = kNone;             // jobs of the command executing
-    bool busy = false;
-  };
-  struct Channel {
-    uint32_t head = kNone, tail = kNone;  // queue
-    uint32_t running = kNone;             // job being transferred
+    uint32_t running = kNone;  // die: jobs of the command executing; channel: job transferred
     bool busy = false;
   };
 
@@ -176,6 +172,8 @@ class FlashTiming {
   void set_program(Job& j, uint32_t ppn);
   void start(uint32_t job, EventQueue& events);    // first stage of a new job
   void advance(uint32_t job, EventQueue& events);  // after its current stage
+  void push(Server& s, uint32_t job);              // appends job to s's queue
+  uint32_t pop(Server& s);  // takes s's first queued job; REQUIRES: one queued
   void enqueue_die(uint32_t die, uint32_t job, EventQueue& events);
   void enqueue_channel(uint32_t channel, uint32_t job, EventQueue& events);
   void start_die(uint32_t die, EventQueue& events);
@@ -194,8 +192,8 @@ class FlashTiming {
   std::vector<Job> jobs_;
   uint32_t free_jobs_ = kNone;
   uint64_t in_flight_ = 0;
-  std::vector<Die> die_state_;
-  std::vector<Channel> channel_state_;
+  std::vector<Server> die_state_;
+  std::vector<Server> channel_state_;
   std::vector<uint32_t> done_;
   FlashTimingCounters counters_;
 };
