@@ -70,6 +70,14 @@ class Device {
     do_read(offset, len);
     count_read(len);
   }
+  /// Reads the whole logical blocks that cover [offset, offset + len): how a cache reads an
+  /// object stored at any byte offset (a hit, a materialization, a reinsertion). Nothing when
+  /// len is 0. Throws as read() when the covering extent ends past the capacity.
+  void read_covering(uint64_t offset, uint64_t len) {
+    if (len == 0) return;
+    const uint64_t lo = round_down(offset);
+    read(lo, round_down(offset + len + block_bytes_ - 1) - lo);
+  }
   /// Discards `len` bytes at byte `offset` (TRIM). Same checks as write.
   void trim(uint64_t offset, uint64_t len) {
     check(offset, len, "trim");
@@ -100,6 +108,11 @@ class Device {
     check_slow(offset, len, what);
   }
   void check_slow(uint64_t offset, uint64_t len, const char* what) const;
+  /// x rounded down to a multiple of the logical block size (a mask when a power of two).
+  uint64_t round_down(uint64_t x) const {
+    const uint64_t b = block_bytes_;
+    return (b & (b - 1)) == 0 ? x & ~(b - 1) : x / b * b;
+  }
   /// For an implementation with an I/O path besides write/read/trim (the block device's
   /// asynchronous runner): counts an operation as those calls do.
   void count_write(uint64_t len) {

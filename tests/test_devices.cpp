@@ -7,6 +7,7 @@
 
 #include "devices/device.h"
 #include "devices/null_device.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {
@@ -186,6 +187,22 @@ TEST_CASE("make_device builds the registered devices and rejects others", "[devi
   CHECK_THROWS_WITH(make_device(bad), Contains("nope"));
   DeviceConfig bad_block = null_config(0, 3);
   CHECK_THROWS_AS(make_device(bad_block), std::invalid_argument);
+}
+
+TEST_CASE("read_covering reads the whole logical blocks around an extent", "[devices]") {
+  using testing::R;
+  using Io = testing::RecordingDevice::Io;
+  for (const uint32_t lbs : {512u, 3000u}) {  // a power of two (mask) and not (division)
+    INFO("logical block " << lbs);
+    testing::RecordingDevice dev(100 * uint64_t{lbs}, lbs);
+    dev.read_covering(100, 10);         // inside block 0
+    dev.read_covering(lbs - 1, 2);      // straddles blocks 0 and 1
+    dev.read_covering(lbs, lbs);        // exactly block 1
+    dev.read_covering(2 * lbs + 5, 0);  // nothing
+    CHECK(dev.log == std::vector<Io>{R(0, lbs), R(0, 2 * lbs), R(lbs, lbs)});
+    CHECK(dev.counters().read_bytes == 4 * uint64_t{lbs});
+    CHECK_THROWS_AS(dev.read_covering(100 * uint64_t{lbs} - 1, 2), std::invalid_argument);
+  }
 }
 
 }  // namespace

@@ -171,12 +171,8 @@ class RipqQueue {
   /// sealed block, widened to whole logical blocks (§4.2: sealed blocks are on flash; the
   /// in-memory index gives the object's block and offset). REQUIRES: h queued.
   void read_hit(Handle h) {
-    const uint32_t size = table_[h].size_bytes;
     const uint64_t at = data_offset(h);
-    if (at == kInRam || size == 0) return;
-    const uint64_t lo = align_down(at);
-    const uint64_t hi = align_down(at + size + header_bytes_ - 1);
-    device_.read(lo, hi - lo);
+    if (at != kInRam) device_.read_covering(at, table_[h].size_bytes);
   }
 
   /// data_offset() of an object whose device block is an active RAM buffer.
@@ -362,13 +358,6 @@ class RipqQueue {
   void set_absolute(Handle h, double p) {
     if (absolute_.size() <= h) absolute_.resize(h + 1);
     absolute_[h] = p;
-  }
-
-  // x rounded down to a multiple of header_bytes_: a mask when that is a power of two (every
-  // real device), no division on a hit's read.
-  uint64_t align_down(uint64_t x) const {
-    if ((header_bytes_ & (header_bytes_ - 1)) == 0) return x & ~(header_bytes_ - 1);
-    return x / header_bytes_ * header_bytes_;
   }
 
   // ---- sections and their order ----
@@ -632,10 +621,7 @@ class RipqQueue {
       const uint32_t v = table_[h].next;
       if (v != kNone && (threshold_ <= 0 || relative_priority(h) >= threshold_)) {
         // Materialize: read the object, copy it into the active block of v's section.
-        const uint64_t align = header_bytes_;
-        const uint64_t lo = (offset + c.offset) / align * align;
-        const uint64_t hi = (offset + c.offset + size + align - 1) / align * align;
-        if (hi > lo) device_.read(lo, hi - lo);  // a zero-size object has nothing to read
+        device_.read_covering(offset + c.offset, size);
         blocks_[b].contents[i].handle = kNoHandle;
         blocks_[b].live--;
         const uint32_t sec = blocks_[v].section;

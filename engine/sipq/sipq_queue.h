@@ -122,7 +122,6 @@ class SipqQueue {
                          ctx.grid, EvictionSink{}}),
         blocks_(slots_) {
     counters_.dram_buffer_bytes = block_;
-    read_align_ = std::max<uint64_t>(1, device_.logical_block_bytes());
   }
 
   SipqQueue(const SipqQueue&) = delete;
@@ -187,12 +186,7 @@ class SipqQueue {
   /// blocks as a reinsertion's read is. REQUIRES: h queued.
   void read_hit(Handle h) {
     if ((loc_[h].block & ~kInVc) == head_) return;  // still in the buffer
-    const uint32_t size = table_[h].size_bytes;
-    if (size == 0) return;
-    const uint64_t at = device_offset(h);
-    const uint64_t lo = at / read_align_ * read_align_;
-    const uint64_t hi = (at + size + read_align_ - 1) / read_align_ * read_align_;
-    device_.read(lo, hi - lo);
+    device_.read_covering(device_offset(h), table_[h].size_bytes);
   }
 
   /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
@@ -387,12 +381,8 @@ class SipqQueue {
       const Handle next = loc_[x].next;
       const uint32_t size = table_[x].size_bytes;
       if (loc_[x].block & kInVc) {
-        if (size > 0) {  // read the old copy back, in whole logical blocks
-          const uint64_t at = uint64_t{slot} * block_ + loc_[x].offset;
-          const uint64_t lo = at / read_align_ * read_align_;
-          const uint64_t hi = (at + size + read_align_ - 1) / read_align_ * read_align_;
-          device_.read(lo, hi - lo);
-        }
+        // Read the old copy back, in whole logical blocks.
+        device_.read_covering(uint64_t{slot} * block_ + loc_[x].offset, size);
         carry_.push_back(x);
       } else {
         evict(x, size);
@@ -484,7 +474,6 @@ class SipqQueue {
   VC vc_;
   std::vector<Block> blocks_;
   std::vector<Location> loc_;  // by handle
-  uint64_t read_align_ = 1;
   uint32_t head_ = 0;          // the buffer's slot
   uint64_t fill_ = 0;          // bytes appended to the buffer
   uint64_t padding_ = 0;       // P: padding of the sealed blocks
