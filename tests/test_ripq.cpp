@@ -426,46 +426,6 @@ TEST_CASE("RIPQ rejects a capacity too small for its reserved blocks", "[ripq]")
 }  // namespace flashpq
 
 namespace flashpq {
-namespace {
-
-// A hit is served from where the object's data is: nothing while its device block is an
-// active RAM buffer, else exactly one read of its bytes widened to 512-byte logical blocks.
-// The expectation is computed before each access from data_offset() and the object's size.
-using testing::R;
-using testing::RecordingDevice;
-
-template <class CacheT>
-void check_hit_reads(CacheT& cache, RecordingDevice& device, const std::vector<Request>& reqs,
-                     bool read_hits) {
-  using Io = RecordingDevice::Io;
-  uint64_t flash_hits = 0, ram_hits = 0;
-  for (const Request& r : reqs) {
-    const Handle h = cache.table().find(r.key);
-    std::vector<Io> expected;
-    if (r.op == Op::kGet && h != kNoHandle) {
-      const uint64_t at = cache.queue().data_offset(h);
-      const uint32_t size = cache.table()[h].size_bytes;
-      if (at == cache.queue().kInRam) {
-        ++ram_hits;
-      } else {
-        ++flash_hits;
-        const uint64_t lo = at / 512 * 512, hi = (at + size + 511) / 512 * 512;
-        if (read_hits && size > 0) expected.push_back(R(lo, hi - lo));
-      }
-    }
-    device.log.clear();
-    const bool hit = cache.access(r);
-    if (hit) {
-      INFO("request key " << r.key);
-      REQUIRE(device.log == expected);
-    }
-  }
-  // Both kinds of hit occurred, so both branches were exercised.
-  CHECK(flash_hits > 1000);
-  CHECK(ram_hits > 0);
-}
-
-}  // namespace
 
 TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RAM buffer",
           "[frameworks][ripq]") {
@@ -473,12 +433,16 @@ TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RA
       load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", 30'000);
   for (bool read_hits : {true, false}) {
     INFO("read_hits " << read_hits);
-    RecordingDevice device(0, 512);
+    testing::RecordingDevice device(0, 512);
     FrameworkConfig f = ripq_config(256 << 10, 8);
     f.read_hits = read_hits;
     Cache<SlruPolicy, RipqQueue<PriorityKind::kRelative>> cache(
         testing::cache_config(working_set(reqs) / 10), f, SlruPolicy(policy("slru", 3)), device);
-    check_hit_reads(cache, device, reqs, read_hits);
+    // A hit is served from where the object's data is: its sealed block, or a RAM buffer.
+    testing::check_hit_reads(cache, device, reqs, read_hits, [&](Handle h) {
+      const uint64_t at = cache.queue().data_offset(h);
+      return at == cache.queue().kInRam ? UINT64_MAX : at;
+    });
   }
 }
 

@@ -90,6 +90,39 @@ inline RecordingDevice::Io T(uint64_t o, uint64_t l) {
   return {'t', o, l};
 }
 
+/// Replays `reqs` through `cache`, whose device is `device` with 512-byte logical blocks, and
+/// checks each hit's I/O against a second computation made before the access: nothing when
+/// `flash_offset(h)` (the object's device offset, or UINT64_MAX while it is in a RAM buffer)
+/// says RAM, else exactly one read of its bytes widened to 512-byte blocks (none when
+/// `read_hits` is false). Both kinds of hit must occur, so both branches are exercised.
+template <class CacheT, class FlashOffset>
+void check_hit_reads(CacheT& cache, RecordingDevice& device, const std::vector<Request>& reqs,
+                     bool read_hits, FlashOffset&& flash_offset) {
+  uint64_t flash_hits = 0, ram_hits = 0;
+  for (const Request& r : reqs) {
+    const Handle h = cache.table().find(r.key);
+    std::vector<RecordingDevice::Io> expected;
+    if (r.op == Op::kGet && h != kNoHandle) {
+      const uint64_t at = flash_offset(h);
+      const uint32_t size = cache.table()[h].size_bytes;
+      if (at == UINT64_MAX) {
+        ++ram_hits;
+      } else {
+        ++flash_hits;
+        const uint64_t lo = at / 512 * 512, hi = (at + size + 511) / 512 * 512;
+        if (read_hits && size > 0) expected.push_back(R(lo, hi - lo));
+      }
+    }
+    device.log.clear();
+    if (cache.access(r)) {
+      INFO("request key " << r.key);
+      REQUIRE(device.log == expected);
+    }
+  }
+  CHECK(flash_hits > 1000);
+  CHECK(ram_hits > 0);
+}
+
 inline CacheConfig cache_config(uint64_t capacity, bool unit_size = false,
                                 SizeChange mode = SizeChange::kKeep) {
   CacheConfig c;
