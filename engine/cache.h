@@ -122,8 +122,14 @@ class Cache {
   uint64_t admission_rejections() const { return rejected_; }
   const A& admission() const { return admission_; }
 
-  /// DRAM held by the index, the entries and the queue, measured from allocated capacities.
-  size_t index_bytes() const { return table_.memory_bytes() + queue_.memory_bytes(); }
+  /// DRAM held by the index, the entries, the queue and the policy's per-object state,
+  /// measured from allocated capacities (the block buffers are counted apart, in
+  /// FrameworkCounters::dram_buffer_bytes).
+  size_t index_bytes() const {
+    size_t bytes = table_.memory_bytes() + queue_.memory_bytes();
+    if constexpr (requires { policy_.memory_bytes(); }) bytes += policy_.memory_bytes();
+    return bytes;
+  }
 
   const P& policy() const { return policy_; }
   const Q& queue() const { return queue_; }

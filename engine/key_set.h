@@ -2,14 +2,14 @@
 //
 // Used for "has this key ever been requested?" (compulsory misses) and the working-set pass:
 // sets that only grow. Slots hold the keys themselves; 0 marks an empty slot and key 0 is kept
-// in a flag. Load factor at most 1/2. The hash is hash_key, KeyIndex's.
+// in a flag. Load factor at most 1/2. The hash is hash_key, ObjectTable's.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "engine/key_index.h"
+#include "engine/key_hash.h"
 
 namespace flashpq {
 

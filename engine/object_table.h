@@ -1,17 +1,30 @@
 // engine/object_table.h — the index map (key → cached object) and the slab of object entries.
 //
-// Every framework keeps its cached objects here. An object is named by a 32-bit Handle, the
-// index of its entry in a slab; freed entries are recycled through a free list, so the steady
-// state allocates nothing per request. The index (engine/key_index.h) stores 8-byte
-// {fingerprint, handle} slots; the key lives once, in the entry (RIPQ paper §4.2 "Index Map").
+// Every framework keeps its cached objects here (RIPQ paper §4.2 "Index Map": "an in-memory hash
+// table which associates all objects' keys with their metadata"). An object is named by a 32-bit
+// Handle, the index of its entry in a slab; freed entries are recycled through a free list, so
+// the steady state allocates nothing per request.
+//
+// Memory is the point of the layout (issue: at most 32 B of DRAM per cached object; the paper's
+// entries are ~20 B plus 2 B for RIPQ's virtual block). The index is chained, as CacheLib's
+// ChainedHashTable and memcached are: a power-of-two array of 4-byte buckets, each the handle of
+// the first entry of its chain, and a 4-byte chain link inside each entry. The array grows (×2)
+// when the objects exceed twice its buckets, so it costs 2–4 B per object and a lookup walks
+// 1 + load/2 ≤ 2 entries on a hit, load ≤ 2 on a miss. An open-addressed index of 8-byte
+// {fingerprint, handle} slots at load ≤ 1/2 — what this table was before — costs 8–16 B.
+// The entry is 28 bytes: the key, the size, the chain link and three framework-owned words,
+// packed to 4-byte alignment (x86 loads an 8-byte key at a 4-byte boundary at full speed).
+// Per object: 28 B + 2–4 B of buckets + the slab's spare capacity (grown by 1/4, not doubled).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
-#include "engine/key_index.h"
+#include "engine/key_hash.h"
 
 namespace flashpq {
 
@@ -19,10 +32,15 @@ namespace flashpq {
 using Handle = uint32_t;
 inline constexpr Handle kNoHandle = std::numeric_limits<Handle>::max();
 
-/// One cached object. 32 bytes. The fields after `size_bytes` belong to whoever orders the
-/// object (the framework: list links or heap position) and to the policy (`policy_state`).
+#pragma pack(push, 4)
+/// One cached object. 28 bytes, 4-byte aligned. `prev`, `next` and `slot` belong to whoever
+/// orders the object (the framework: list links, heap position, device block; see each queue's
+/// header); policies that need per-object state keep it in a vector of their own by handle
+/// (policies/gdsf.h).
 struct ObjectEntry {
   uint64_t key = 0;
+  /// The next entry of the same index bucket, or of the free list. Owned by ObjectTable.
+  Handle chain = kNoHandle;
   /// Size the object occupies in the cache, in bytes (1 in unit-size mode).
   uint32_t size_bytes = 0;
   /// Intrusive list links (kNoHandle at the ends) or, for heap-ordered queues, `prev` holds the
@@ -31,52 +49,78 @@ struct ObjectEntry {
   Handle next = kNoHandle;
   /// Framework-owned small value: the segment or device block the object is in.
   uint32_t slot = 0;
-  /// Policy-owned value: GDSF's access count n since insertion; unused by FIFO/LRU/SLRU.
-  uint32_t policy_state = 0;
-  /// Framework-owned spare value (RIPQ: the object's nominal relative priority as float bits).
-  uint32_t aux = 0;
 };
-static_assert(sizeof(ObjectEntry) == 32);
+#pragma pack(pop)
+static_assert(sizeof(ObjectEntry) == 28);
 
-/// The slab of entries plus the key index. Not thread-safe.
+/// Grows `by_handle`, a side vector of per-object state indexed by handle, to cover `h`: by a
+/// quarter of its size at least, as the slab grows, so that spare capacity stays a small share
+/// of the DRAM counted (std::vector's own growth doubles). New elements are value-initialized.
+template <class T>
+void grow_for_handle(std::vector<T>& by_handle, Handle h) {
+  const size_t n = std::max<size_t>(size_t{h} + 1, by_handle.size() + by_handle.size() / 4 + 16);
+  by_handle.reserve(n);
+  by_handle.resize(n);
+}
+
+/// The slab of entries plus the chained key index. Not thread-safe.
 class ObjectTable {
  public:
-  ObjectTable() : index_(KeyOf{&entries_}) {}
+  /// Largest number of entries (handles kNoHandle and up are reserved).
+  static constexpr size_t kMaxObjects = size_t{kNoHandle} - 1;
+
+  ObjectTable() { rebuild(kMinBuckets); }
   ObjectTable(const ObjectTable&) = delete;
   ObjectTable& operator=(const ObjectTable&) = delete;
 
-  /// Reserves room for `objects` entries and index slots, so that a run that never exceeds it
-  /// allocates nothing after start-up.
+  /// Reserves room for `objects` entries and sizes the index for them, so that a run that never
+  /// exceeds it allocates nothing after start-up.
   void reserve(size_t objects) {
-    entries_.reserve(objects);
-    index_.reserve(objects);
+    if (objects > entries_.capacity()) entries_.reserve(objects);
+    size_t buckets = buckets_.size();
+    while (objects > 2 * buckets) buckets *= 2;
+    if (buckets != buckets_.size()) rebuild(buckets);
   }
 
   /// Returns the handle of the cached object with `key`, or kNoHandle.
   Handle find(uint64_t key) const {
-    return index_.find(key);  // KeyIndex's empty marker is kNoHandle
+    Handle h = buckets_[bucket(key)];
+    while (h != kNoHandle && entries_[h].key != key) h = entries_[h].chain;
+    return h;
   }
 
   /// Creates an entry for `key` (REQUIRES: not present) and indexes it. Returns its handle.
+  /// Throws std::length_error past kMaxObjects live entries.
   Handle add(uint64_t key, uint32_t size_bytes) {
     Handle h;
     if (free_head_ != kNoHandle) {
       h = free_head_;
-      free_head_ = entries_[h].next;
+      free_head_ = entries_[h].chain;
     } else {
       h = static_cast<Handle>(entries_.size());
+      if (entries_.size() == entries_.capacity()) [[unlikely]]
+        grow_slab();
       entries_.emplace_back();
     }
-    entries_[h] = ObjectEntry{key, size_bytes, kNoHandle, kNoHandle, 0, 0, 0};
-    index_.insert(key, h);
+    if (live_ + 1 > 2 * buckets_.size()) [[unlikely]]
+      rebuild(buckets_.size() * 2);
+    ObjectEntry& e = entries_[h];
+    e = ObjectEntry{};
+    e.key = key;
+    e.size_bytes = size_bytes;
+    Handle& head = buckets_[bucket(key)];
+    e.chain = head;
+    head = h;
     ++live_;
     return h;
   }
 
   /// Removes the entry `h` from the index and recycles it. REQUIRES: h is live.
   void remove(Handle h) {
-    index_.erase(entries_[h].key, h);
-    entries_[h].next = free_head_;
+    Handle* link = &buckets_[bucket(entries_[h].key)];
+    while (*link != h) link = &entries_[*link].chain;
+    *link = entries_[h].chain;
+    entries_[h].chain = free_head_;
     free_head_ = h;
     --live_;
   }
@@ -87,22 +131,50 @@ class ObjectTable {
   /// Number of live (cached) objects.
   size_t size() const { return live_; }
 
-  /// Bytes of DRAM held by the index and the slab, measured from their allocated capacities
-  /// (index slots × 8 B + slab capacity × 32 B).
+  /// Number of index buckets (a power of two, at least 16).
+  size_t buckets() const { return buckets_.size(); }
+  /// Number of entries the slab has room for without reallocating.
+  size_t slab_capacity() const { return entries_.capacity(); }
+
+  /// Bytes of DRAM held by the index and the slab, measured from their allocated capacities:
+  /// bucket capacity × 4 B + slab capacity × 28 B.
   size_t memory_bytes() const {
-    return index_.memory_bytes() + entries_.capacity() * sizeof(ObjectEntry);
+    return buckets_.capacity() * sizeof(Handle) + entries_.capacity() * sizeof(ObjectEntry);
   }
 
  private:
-  // The index sees the slab through a pointer to the vector (the vector object never moves;
-  // its buffer may).
-  struct KeyOf {
-    const std::vector<ObjectEntry>* entries;
-    uint64_t operator()(Handle h) const { return (*entries)[h].key; }
-  };
+  static constexpr size_t kMinBuckets = 16;
+
+  size_t bucket(uint64_t key) const { return hash_key(key) >> shift_; }
+
+  // The slab grows by a quarter (at least 64 entries), not by doubling: the spare capacity is
+  // DRAM too (reserve() sizes it exactly when the object count is known).
+  [[gnu::noinline]] void grow_slab() {
+    const size_t cap = entries_.capacity();
+    if (cap >= kMaxObjects) throw std::length_error("ObjectTable: more than 2^32 - 2 objects");
+    entries_.reserve(std::min(kMaxObjects, cap + std::max<size_t>(64, cap / 4)));
+  }
+
+  // Re-links every live entry into `count` buckets (a power of two >= kMinBuckets).
+  [[gnu::noinline]] void rebuild(size_t count) {
+    std::vector<Handle> old(count, kNoHandle);
+    old.swap(buckets_);
+    shift_ = 64;
+    for (size_t c = count; c > 1; c >>= 1) --shift_;
+    for (Handle head : old) {
+      while (head != kNoHandle) {
+        const Handle next = entries_[head].chain;
+        Handle& b = buckets_[bucket(entries_[head].key)];
+        entries_[head].chain = b;
+        b = head;
+        head = next;
+      }
+    }
+  }
 
   std::vector<ObjectEntry> entries_;
-  KeyIndex<KeyOf> index_;
+  std::vector<Handle> buckets_;  // head of each chain
+  unsigned shift_ = 64;          // bucket = hash_key(key) >> shift_ (its top log2(buckets) bits)
   Handle free_head_ = kNoHandle;
   size_t live_ = 0;
 };

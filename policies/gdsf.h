@@ -10,6 +10,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "policies/policy.h"
 
@@ -24,26 +27,32 @@ class GdsfPolicy {
 
   template <class Q>
   void on_insert(Q& q, ObjectTable& t, Handle h) {
-    t[h].policy_state = 1;
+    if (h >= accesses_.size()) [[unlikely]]
+      grow_for_handle(accesses_, h);
+    accesses_[h] = 1;
     q.insert(h, clock_ + 1.0 / t[h].size_bytes);
   }
   template <class Q>
   void on_hit(Q& q, ObjectTable& t, Handle h) {
-    ObjectEntry& e = t[h];
-    e.policy_state = std::min(e.policy_state + 1, cap_);  // only min(L, n) is ever used
-    q.increase(h, clock_ + static_cast<double>(e.policy_state) / e.size_bytes);
+    uint8_t& n = accesses_[h];
+    n = static_cast<uint8_t>(std::min<uint32_t>(n + 1u, cap_));  // only min(L, n) is ever used
+    q.increase(h, clock_ + static_cast<double>(n) / t[h].size_bytes);
   }
   template <class Q>
   void on_evict(Q& q, ObjectTable&, Handle h) {
     clock_ = q.priority(h);
   }
 
+  /// Bytes of DRAM of the per-object access counts (1 B per handle, capacity).
+  size_t memory_bytes() const { return accesses_.capacity(); }
+
   /// The current clock ("Lowest" in Table 2).
   double clock() const { return clock_; }
 
  private:
-  uint32_t cap_;
+  uint32_t cap_;  // L <= 64: min(L, n) fits a byte
   double clock_ = 0.0;
+  std::vector<uint8_t> accesses_;  // by handle: min(L, n(x)), 0 for a free handle
 };
 
 }  // namespace flashpq

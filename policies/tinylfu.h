@@ -27,7 +27,7 @@
 //             frequency(candidate) > frequency(victim).
 //
 // What is ours (the code is written from the descriptions above, not translated): hashing is
-// the fmix64 finaliser of engine/key_index.h applied once to the key xor a fixed seed, its 64
+// the fmix64 finaliser of engine/key_hash.h applied once to the key xor a fixed seed, its 64
 // bits cut into independent fields. Bits 20–63 pick the key's 64-byte block of 8 words, as in
 // [CF]. Within the block a key touches two words, not four: rows 0 and 1 share one of words 0–3
 // (bits 0–1), rows 2 and 3 one of words 4–7 (bits 2–3); row 0 takes one of the low 8 nibbles of
@@ -49,7 +49,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/key_index.h"
+#include "engine/key_hash.h"
 
 namespace flashpq {
 

@@ -141,6 +141,7 @@ class WTinyLfuCache {
     Handle head = kNoHandle;
     Handle tail = kNoHandle;
     uint64_t bytes = 0;
+    uint64_t objects = 0;
   };
   static constexpr size_t index(Region r) { return static_cast<size_t>(r); }
   static constexpr uint32_t kWindow = 0, kProbation = 1, kProtected = 2;
@@ -176,20 +177,20 @@ class WTinyLfuCache {
     push_front(kWindow, h);
     used_bytes_ += size;
     miss_bytes_inserted_ += size;
-    // The window's overflow moves to probation's MRU end as candidates (policy_state = 1), the
-    // newest at the head.
+    // The window's overflow moves to probation's MRU end as candidates, the newest at the head:
+    // the candidates are always the first `candidates` objects of probation.
     uint32_t candidates = 0;
     while (lists_[kWindow].bytes > window_capacity_) {
       const Handle t = lists_[kWindow].tail;
       unlink(t);
       push_front(kProbation, t);
-      table_[t].policy_state = 1;
       ++candidates;
     }
     while (used_bytes_ > config_.capacity_bytes) {
       const Handle candidate = candidates > 0 ? lists_[kProbation].head : kNoHandle;
-      Handle victim = lists_[kProbation].tail;
-      if (victim != kNoHandle && table_[victim].policy_state != 0) victim = kNoHandle;
+      // Probation's tail is main's victim unless it is itself a candidate (probation holds
+      // nothing but candidates).
+      Handle victim = lists_[kProbation].objects > candidates ? lists_[kProbation].tail : kNoHandle;
       if (candidate == kNoHandle) {
         if (victim == kNoHandle) victim = lists_[kProtected].tail;
         if (victim == kNoHandle) victim = lists_[kWindow].tail;
@@ -201,10 +202,6 @@ class WTinyLfuCache {
       } else {
         evict(victim);
       }
-    }
-    // The surviving candidates are the first `candidates` objects of probation.
-    for (Handle c = lists_[kProbation].head; candidates > 0; --candidates, c = table_[c].next) {
-      table_[c].policy_state = 0;
     }
   }
 
@@ -231,6 +228,7 @@ class WTinyLfuCache {
       l.tail = h;
     l.head = h;
     l.bytes += e.size_bytes;
+    l.objects++;
   }
 
   void unlink(Handle h) {
@@ -245,6 +243,7 @@ class WTinyLfuCache {
     else
       l.tail = e.prev;
     l.bytes -= e.size_bytes;
+    l.objects--;
   }
 
   void move_to_front(uint32_t region, Handle h) {

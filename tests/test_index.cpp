@@ -1,6 +1,6 @@
-// Tests of engine/key_index.h (KeyIndex, hash_key) and engine/key_set.h (KeySet) against
-// std::unordered_map / std::unordered_set, including runs that wrap around the table's end and
-// backward-shift deletions inside them.
+// Tests of engine/object_table.h (the chained index and the slab), engine/key_hash.h (hash_key)
+// and engine/key_set.h (KeySet) against std::unordered_map / std::unordered_set, including long
+// chains removed at every position.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
@@ -8,59 +8,50 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/key_index.h"
+#include "engine/key_hash.h"
 #include "engine/key_set.h"
+#include "engine/object_table.h"
 
 namespace flashpq {
 namespace {
 
-// Handles index a vector of keys, as ObjectTable's slab does.
-struct VectorKeyOf {
-  const std::vector<uint64_t>* keys;
-  uint64_t operator()(uint32_t h) const { return (*keys)[h]; }
-};
-
-// The home slot of `key` in a table of 2^bits slots (KeyIndex and KeySet use the top bits of
-// hash_key).
+// The bucket of `key` in a table of 2^bits buckets (ObjectTable uses the top bits of hash_key;
+// KeySet its home slot the same way).
 uint64_t home(uint64_t key, unsigned bits) {
   return hash_key(key) >> (64 - bits);
 }
 
-// Replays `ops` random inserts/erases of keys drawn from `universe` on a KeyIndex and on
-// std::unordered_map, checking every key of the universe after every operation.
+// Replays `ops` random adds/removes of keys drawn from `universe` on an ObjectTable and on
+// std::unordered_map, checking every key of the universe (and the entry's key and size) after
+// every operation.
 void differential(const std::vector<uint64_t>& universe, size_t max_live, int ops, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<uint64_t> keys;  // handle -> key
-  std::vector<uint32_t> free_handles;
-  KeyIndex<VectorKeyOf> index(VectorKeyOf{&keys});
-  std::unordered_map<uint64_t, uint32_t> model;
+  ObjectTable table;
+  std::unordered_map<uint64_t, std::pair<Handle, uint32_t>> model;  // key -> handle, size
   for (int op = 0; op < ops; ++op) {
     const uint64_t key = universe[rng() % universe.size()];
     const auto it = model.find(key);
     if (it != model.end()) {
-      index.erase(key, it->second);
-      free_handles.push_back(it->second);
+      table.remove(it->second.first);
       model.erase(it);
     } else if (model.size() < max_live) {
-      uint32_t h;
-      if (!free_handles.empty()) {
-        h = free_handles.back();
-        free_handles.pop_back();
-        keys[h] = key;
-      } else {
-        h = static_cast<uint32_t>(keys.size());
-        keys.push_back(key);
-      }
-      index.insert(key, h);
-      model.emplace(key, h);
+      const auto size = static_cast<uint32_t>(rng() % 1000);
+      model.emplace(key, std::pair{table.add(key, size), size});
     }
-    REQUIRE(index.size() == model.size());
+    REQUIRE(table.size() == model.size());
     for (const uint64_t k : universe) {
       const auto m = model.find(k);
-      const uint32_t expected = m == model.end() ? KeyIndex<VectorKeyOf>::kEmpty : m->second;
-      if (index.find(k) != expected) {  // REQUIRE only on a mismatch: millions of lookups
+      const Handle expected = m == model.end() ? kNoHandle : m->second.first;
+      if (table.find(k) != expected) {  // REQUIRE only on a mismatch: millions of lookups
         INFO("op " << op << " key " << k);
-        REQUIRE(index.find(k) == expected);
+        REQUIRE(table.find(k) == expected);
+      }
+    }
+    for (const auto& [k, hs] : model) {
+      if (table[hs.first].key != k || table[hs.first].size_bytes != hs.second) {
+        INFO("op " << op << " key " << k);
+        REQUIRE(table[hs.first].key == k);
+        REQUIRE(table[hs.first].size_bytes == hs.second);
       }
     }
   }
@@ -68,46 +59,60 @@ void differential(const std::vector<uint64_t>& universe, size_t max_live, int op
 
 }  // namespace
 
-TEST_CASE("KeyIndex matches a map under random inserts and erases", "[index]") {
+TEST_CASE("ObjectTable matches a map under random adds and removes", "[index]") {
   std::vector<uint64_t> universe;
   for (uint64_t k = 0; k < 200; ++k) universe.push_back(k * 0x10001 + 7);
   universe.push_back(0);
   universe.push_back(~uint64_t{0});
-  // Growing from 16 slots, and a small live set that keeps the table at 16 or 32 slots.
+  // Growing from 16 buckets to 128, and a small live set that keeps the table at 16 buckets.
   differential(universe, universe.size(), 20'000, 1);
   differential(universe, 8, 20'000, 2);
 }
 
-TEST_CASE("KeyIndex erases inside runs that wrap around the table's end", "[index]") {
-  // A new index has 16 slots and holds at most 8 keys before it grows. Keys whose home is one
-  // of the last two slots form runs that wrap to slot 0, mixed with keys homed at slots 0 and 1
-  // that those runs displace: every backward-shift case (move, keep, wrap) occurs.
+TEST_CASE("ObjectTable removes from the middle and the ends of long chains", "[index]") {
+  // Keys that share one of the 16 buckets of a new table (at most 32 objects keep it at 16):
+  // chains of up to 24 entries, removed at the head, inside and at the end.
   std::vector<uint64_t> universe;
-  size_t at_end = 0, at_start = 0;
-  for (uint64_t k = 1; universe.size() < 12; ++k) {
-    const uint64_t h = home(k, 4);
-    if (h >= 14 && at_end < 6) {
-      universe.push_back(k);
-      ++at_end;
-    } else if (h <= 1 && at_start < 6) {
-      universe.push_back(k);
-      ++at_start;
-    }
+  for (uint64_t k = 1; universe.size() < 24; ++k) {
+    if (home(k, 4) == 5) universe.push_back(k);
   }
-  for (uint64_t seed = 0; seed < 20; ++seed) differential(universe, 8, 5'000, seed);
+  for (uint64_t k = 1; universe.size() < 30; ++k) {
+    if (home(k, 4) == 6) universe.push_back(k);
+  }
+  for (uint64_t seed = 0; seed < 20; ++seed) differential(universe, 30, 3'000, seed);
 }
 
-TEST_CASE("KeyIndex reserve keeps every key and reports its slots' memory", "[index]") {
-  std::vector<uint64_t> keys;
-  KeyIndex<VectorKeyOf> index(VectorKeyOf{&keys});
-  for (uint64_t k = 0; k < 1000; ++k) {
-    keys.push_back(k * 977);
-    index.insert(k * 977, static_cast<uint32_t>(k));
-  }
-  index.reserve(5000);  // a rebuild: 16384 slots of 8 B (load at most 1/2)
-  CHECK(index.memory_bytes() == 16384 * 8);
-  for (uint64_t k = 0; k < 1000; ++k) REQUIRE(index.find(k * 977) == k);
-  CHECK(index.find(1) == KeyIndex<VectorKeyOf>::kEmpty);
+TEST_CASE("ObjectTable sizes its buckets and slab as documented and reports their memory",
+          "[index]") {
+  ObjectTable t;
+  CHECK(t.buckets() == 16);
+  CHECK(t.memory_bytes() == 16 * 4);
+  // Buckets double when the objects exceed twice their number: 32 objects fit 16 buckets.
+  for (uint64_t k = 0; k < 32; ++k) t.add(k * 977, 1);
+  CHECK(t.buckets() == 16);
+  t.add(32 * 977, 1);
+  CHECK(t.buckets() == 32);
+  // The slab grows by max(64, a quarter): 64, 128, 192, 256, 320, 400, 500, 625, 781, 976, 1220.
+  for (uint64_t k = 33; k < 1000; ++k) t.add(k * 977, 1);
+  CHECK(t.slab_capacity() == 1220);
+  CHECK(t.buckets() == 512);  // 1000 objects > 2 × 256
+  CHECK(t.memory_bytes() == 512 * 4 + 1220 * 28);
+  for (uint64_t k = 0; k < 1000; ++k) REQUIRE(t[t.find(k * 977)].key == k * 977);
+  CHECK(t.find(1) == kNoHandle);
+
+  // reserve(5000): 5000 entries, and 4096 buckets (the least power of two >= 5000 / 2).
+  ObjectTable r;
+  for (uint64_t k = 0; k < 100; ++k) r.add(k, 1);
+  r.reserve(5000);
+  CHECK(r.buckets() == 4096);
+  CHECK(r.slab_capacity() == 5000);
+  CHECK(r.memory_bytes() == 4096 * 4 + 5000 * 28);
+  for (uint64_t k = 0; k < 100; ++k) REQUIRE(r[r.find(k)].key == k);
+  // Removed entries are recycled: the slab does not grow while the live count stays put.
+  for (uint64_t k = 0; k < 100; ++k) r.remove(r.find(k));
+  for (uint64_t k = 1000; k < 1100; ++k) r.add(k, 1);
+  CHECK(r.slab_capacity() == 5000);
+  CHECK(r.size() == 100);
 }
 
 TEST_CASE("KeySet matches a set, key 0 included", "[index]") {

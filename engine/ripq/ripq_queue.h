@@ -204,8 +204,9 @@ class RipqQueue {
   size_t memory_bytes() const {
     size_t bytes = blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
                    order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
-                   absolute_.capacity() * sizeof(double) + free_slots_.size() * sizeof(uint32_t) +
-                   list_pos_.capacity() * sizeof(uint32_t) + tree_.capacity() * sizeof(uint64_t);
+                   absolute_.capacity() * sizeof(double) + nominal_.capacity() * sizeof(float) +
+                   free_slots_.size() * sizeof(uint32_t) + list_pos_.capacity() * sizeof(uint32_t) +
+                   tree_.capacity() * sizeof(uint64_t);
     for (const Block& b : blocks_) bytes += b.contents.capacity() * sizeof(Content);
     return bytes;
   }
@@ -340,23 +341,26 @@ class RipqQueue {
   };
 
   // ---- object fields: slot = device block, prev = index in its contents, next = virtual
-  //      block (kNone if none), aux = nominal relative priority (float bits) ----
+  //      block (kNone if none); the nominal relative priority is in nominal_ ----
 
   uint32_t logical_block(Handle h) const {
     const ObjectEntry& e = table_[h];
     return e.next != kNone ? e.next : e.slot;
   }
   double nominal(Handle h) const {
-    return std::bit_cast<float>(table_[h].aux);
+    return nominal_[h];
   }
   void set_nominal(Handle h, double p) {
-    table_[h].aux = std::bit_cast<uint32_t>(float(p));
+    if (h >= nominal_.size()) [[unlikely]]
+      grow_for_handle(nominal_, h);
+    nominal_[h] = static_cast<float>(p);
   }
   double absolute(Handle h) const {
     return absolute_[h];
   }
   void set_absolute(Handle h, double p) {
-    if (absolute_.size() <= h) absolute_.resize(h + 1);
+    if (absolute_.size() <= h) [[unlikely]]
+      grow_for_handle(absolute_, h);
     absolute_[h] = p;
   }
 
@@ -831,7 +835,8 @@ class RipqQueue {
   uint64_t increases_ = 0;
   bool pending_reclaim_ = false;  // a block was sealed: reclaim and merge at the insertion's end
   DynamicHistogram histogram_;
-  std::vector<double> absolute_;
+  std::vector<double> absolute_;  // by handle: the absolute priority (GDSF)
+  std::vector<float> nominal_;    // by handle: the nominal relative priority
   FrameworkCounters counters_;
 };
 

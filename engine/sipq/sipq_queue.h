@@ -149,7 +149,8 @@ class SipqQueue {
   /// insert(x, p) of §4.1 on SIPQ: into the VC, then appended to the log (may evict through the
   /// sink). REQUIRES: h not queued; admits(size of h).
   void insert(Handle h, double p) {
-    if (h >= loc_.size()) loc_.resize(std::max<size_t>(h + 1, loc_.size() * 2));
+    if (h >= loc_.size()) [[unlikely]]
+      grow_for_handle(loc_, h);
     loc_[h] = Location{};
     const uint32_t size = table_[h].size_bytes;
     if (vc_capacity_ > 0) enter_vc(h, p, size);
