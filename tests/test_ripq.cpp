@@ -413,6 +413,75 @@ TEST_CASE("the dynamic histogram's quantiles track the exact ones (§4.3)", "[ri
   CHECK(worst < 0.05);
 }
 
+namespace {
+
+// Forwards SLRU's queue calls to RIPQ and checks Table 2's promotion on every hit: the target
+// level (p·L) is at most one above the level the object was last given, whatever RIPQ's block
+// positions say (its relative priority is min(nominal, middle of its block), never above the
+// nominal). levels[h] = the level of the last insert or increase.
+struct LevelProbe {
+  RipqQueue<PriorityKind::kRelative>& q;
+  std::vector<uint32_t>& levels;
+  uint32_t segments;
+  uint64_t* checked_from_lowest;
+  static uint32_t level(double p, uint32_t l) { return static_cast<uint32_t>(p * l + 0.5); }
+  void insert(Handle h, double p) {
+    if (levels.size() <= h) levels.resize(h + 1);
+    levels[h] = level(p, segments);
+    q.insert(h, p);
+  }
+  void increase(Handle h, double p) {
+    const uint32_t to = level(p, segments);
+    INFO("handle " << h << " last level " << levels[h] << " increased to " << p);
+    REQUIRE(to <= levels[h] + 1);
+    *checked_from_lowest += levels[h] == 1;
+    levels[h] = to;
+    q.increase(h, p);
+  }
+  double priority(Handle h) const { return q.priority(h); }
+};
+
+class LevelCheckedSlru : public SlruPolicy {
+ public:
+  LevelCheckedSlru(const PolicyConfig& c, uint64_t* from_lowest)
+      : SlruPolicy(c), segments_(c.segments), from_lowest_(from_lowest) {}
+  template <class Q>
+  void on_insert(Q& q, ObjectTable& t, Handle h) {
+    LevelProbe probe{q, levels_, segments_, from_lowest_};
+    SlruPolicy::on_insert(probe, t, h);
+  }
+  template <class Q>
+  void on_hit(Q& q, ObjectTable& t, Handle h) {
+    LevelProbe probe{q, levels_, segments_, from_lowest_};
+    SlruPolicy::on_hit(probe, t, h);
+  }
+
+ private:
+  uint32_t segments_;
+  uint64_t* from_lowest_;
+  std::vector<uint32_t> levels_;
+};
+
+}  // namespace
+
+TEST_CASE("RIPQ-SLRU promotes one segment per hit, as Table 2 says", "[frameworks][ripq]") {
+  // A nominal priority stored above k/L (a float rounding 1/3 up to 0.33333334 did) makes
+  // ⌈p·L⌉ = k + 1, and the hit skips a segment.
+  const auto& reqs =
+      load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", 30'000);
+  for (uint32_t segments : {3u, 4u, 7u}) {
+    INFO("SLRU-" << segments);
+    uint64_t from_lowest = 0;
+    NullDevice device{DeviceConfig{}};
+    const uint64_t capacity = working_set(reqs) / 10;
+    Cache<LevelCheckedSlru, RipqQueue<PriorityKind::kRelative>> cache(
+        testing::cache_config(capacity), ripq_config(capacity / 256, 8),
+        LevelCheckedSlru(policy("slru", segments), &from_lowest), device);
+    for (const Request& r : reqs) cache.access(r);
+    CHECK(from_lowest > 500);  // hits on objects still at their insertion level 1/L
+  }
+}
+
 TEST_CASE("RIPQ rejects a capacity too small for its reserved blocks", "[ripq]") {
   CacheConfig cc;
   cc.capacity_bytes = 10 * 4096;

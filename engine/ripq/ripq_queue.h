@@ -64,7 +64,8 @@ template <PriorityKind kKind>
 class RipqQueue {
  public:
   /// Builds the queue over ctx.capacity_bytes / block_size_bytes device slots.
-  /// Throws std::invalid_argument if the capacity holds fewer than reserved_blocks + 2 blocks.
+  /// Throws std::invalid_argument if the capacity holds fewer than reserved_blocks + 2 blocks
+  /// or more than 2^22 (block ids are 24 bits in the object entry).
   explicit RipqQueue(const QueueContext& ctx)
       : table_(ctx.table),
         device_(ctx.device),
@@ -80,6 +81,12 @@ class RipqQueue {
           "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) +
           " B holds only " + std::to_string(slots_) + " blocks of " + std::to_string(block_bytes_) +
           " B; needs at least reserved_blocks + 2 = " + std::to_string(reserved_ + 2));
+    }
+    if (slots_ > kMaxSlots) {
+      throw std::invalid_argument(
+          "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) + " B makes " +
+          std::to_string(slots_) + " blocks of " + std::to_string(block_bytes_) + " B; at most " +
+          std::to_string(kMaxSlots) + " (2^22) are supported");
     }
     flash_bytes_ = slots_ * block_bytes_;
     for (uint64_t s = 0; s < slots_; ++s) free_slots_.push_back(static_cast<uint32_t>(s));
@@ -181,7 +188,7 @@ class RipqQueue {
   /// still an active buffer (not yet sealed and written).
   uint64_t data_offset(Handle h) const {
     const ObjectEntry& e = table_[h];
-    const Block& blk = blocks_[e.slot];
+    const Block& blk = blocks_[device_block(e)];
     if (!blk.sealed) return kInRam;
     return uint64_t{blk.slot} * block_bytes_ + blk.contents[e.prev].offset;
   }
@@ -201,12 +208,26 @@ class RipqQueue {
 
   const FrameworkCounters& counters() const { return counters_; }
 
+  /// DRAM a RIPQ deployment holds besides the index map and the block buffers: the block and
+  /// section records, the order of sections, the Fenwick tree, the free slots, the histogram
+  /// and GDSF's absolute priorities, from their allocated capacities. The block headers (every
+  /// object's handle and offset in its device block, §4.2: "within each block, a header
+  /// records all object keys and their offsets") are not counted: RIPQ writes them on flash
+  /// with the block and reads them back at delete-min (one device read of the logical block
+  /// size, counted); this simulator keeps a copy in DRAM only to replay that read, reported by
+  /// header_model_bytes().
   size_t memory_bytes() const {
-    size_t bytes = blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
-                   order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
-                   absolute_.capacity() * sizeof(double) + nominal_.capacity() * sizeof(float) +
-                   free_slots_.size() * sizeof(uint32_t) + list_pos_.capacity() * sizeof(uint32_t) +
-                   tree_.capacity() * sizeof(uint64_t);
+    return blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
+           order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
+           absolute_.capacity() * sizeof(double) + free_slots_.size() * sizeof(uint32_t) +
+           list_pos_.capacity() * sizeof(uint32_t) + tree_.capacity() * sizeof(uint64_t) +
+           free_blocks_.capacity() * sizeof(uint32_t) +
+           free_sections_.capacity() * sizeof(uint32_t);
+  }
+
+  /// DRAM the simulator spends on its copy of the on-flash block headers (see memory_bytes()).
+  size_t header_model_bytes() const {
+    size_t bytes = 0;
     for (const Block& b : blocks_) bytes += b.contents.capacity() * sizeof(Content);
     return bytes;
   }
@@ -246,10 +267,10 @@ class RipqQueue {
         if (h == kNoHandle) continue;
         ++live;
         const ObjectEntry& e = table_[h];
-        if (e.slot != b || e.prev != i)
+        if (device_block(e) != b || e.prev != i)
           return "content " + std::to_string(i) + " of block " + std::to_string(b) +
                  " does not point back";
-        const uint32_t lb = e.next != kNone ? e.next : e.slot;
+        const uint32_t lb = e.next != kNone ? e.next : device_block(e);
         if (blocks_[lb].section == kNone) return "object in a freed logical block";
         logical[lb] += e.size_bytes;
         total += e.size_bytes;
@@ -340,20 +361,40 @@ class RipqQueue {
     uint32_t rank = 0;  // position in order_ (0 = head section)
   };
 
-  // ---- object fields: slot = device block, prev = index in its contents, next = virtual
-  //      block (kNone if none); the nominal relative priority is in nominal_ ----
+  // ---- object fields: slot = device block (low 24 bits) and nominal priority (high 8 bits),
+  //      prev = index in its device block's contents, next = virtual block (kNone if none) ----
+  //
+  // The nominal relative priority is kept in 8 bits, rounded down to a multiple of 1/255 (the
+  // paper's entry is ~20 B plus 2 B for the virtual block, §4.2; ours is 28 B with the chain
+  // link). Rounding down changes no decision of the Table 2 policies: SLRU-L's increase reads
+  // ⌈p·L⌉ of p = min(nominal, middle), and for a nominal k/L with L < 255 the rounded value q
+  // lies in (k−1, k]/L, as does any middle between q and k/L, so ⌈p·L⌉ = k either way; LRU's 1
+  // and FIFO's 1 are exact. Only a materialize_threshold between q and the nominal sees it.
+
+  static constexpr uint32_t kBlockBits = 24;
+  static constexpr uint32_t kBlockMask = (uint32_t{1} << kBlockBits) - 1;
+  /// Most device slots RIPQ accepts: block ids are 24-bit (a slot, its virtual block and the
+  /// blocks open in sections stay well below 2^24 blocks).
+  static constexpr uint64_t kMaxSlots = uint64_t{1} << 22;
+
+  static uint32_t device_block(const ObjectEntry& e) {
+    return e.slot & kBlockMask;
+  }
+  static void set_device_block(ObjectEntry& e, uint32_t b) {
+    e.slot = (e.slot & ~kBlockMask) | b;
+  }
 
   uint32_t logical_block(Handle h) const {
     const ObjectEntry& e = table_[h];
-    return e.next != kNone ? e.next : e.slot;
+    return e.next != kNone ? e.next : device_block(e);
   }
   double nominal(Handle h) const {
-    return nominal_[h];
+    return static_cast<double>(table_[h].slot >> kBlockBits) / 255.0;
   }
   void set_nominal(Handle h, double p) {
-    if (h >= nominal_.size()) [[unlikely]]
-      grow_for_handle(nominal_, h);
-    nominal_[h] = static_cast<float>(p);
+    const auto code = static_cast<uint32_t>(std::clamp(p, 0.0, 1.0) * 255.0);  // rounds down
+    ObjectEntry& e = table_[h];
+    e.slot = (e.slot & kBlockMask) | (code << kBlockBits);
   }
   double absolute(Handle h) const {
     return absolute_[h];
@@ -473,6 +514,8 @@ class RipqQueue {
       b = free_blocks_.back();
       free_blocks_.pop_back();
     } else {
+      if (blocks_.size() >= kBlockMask) [[unlikely]]
+        throw std::length_error("ripq: more than 2^24 - 1 block records");
       blocks_.emplace_back();
       b = static_cast<uint32_t>(blocks_.size() - 1);
     }
@@ -552,7 +595,7 @@ class RipqQueue {
     }
     Block& blk = blocks_[dev];
     ObjectEntry& e = table_[h];
-    e.slot = dev;
+    set_device_block(e, dev);
     e.prev = static_cast<uint32_t>(blk.contents.size());
     blk.contents.push_back(Content{h, blk.fill});
     blk.fill += size;
@@ -679,10 +722,11 @@ class RipqQueue {
   // The object's data leaves its device block (delete or replacement).
   void tombstone(Handle h) {
     const ObjectEntry& e = table_[h];
-    Block& blk = blocks_[e.slot];
+    const uint32_t dev = device_block(e);
+    Block& blk = blocks_[dev];
     blk.contents[e.prev].handle = kNoHandle;
     blk.live--;
-    collect_empty(e.slot);
+    collect_empty(dev);
   }
 
   // Frees a block that holds nothing any more: a sealed virtual block with no objects, or a
@@ -781,7 +825,7 @@ class RipqQueue {
         Block& dst = blocks_[up_dev];
         ObjectEntry& e = table_[c.handle];
         const uint32_t size = e.size_bytes;
-        e.slot = up_dev;
+        set_device_block(e, up_dev);
         e.prev = static_cast<uint32_t>(dst.contents.size());
         dst.contents.push_back(Content{c.handle, dst.fill});
         dst.fill += size;
@@ -836,7 +880,6 @@ class RipqQueue {
   bool pending_reclaim_ = false;  // a block was sealed: reclaim and merge at the insertion's end
   DynamicHistogram histogram_;
   std::vector<double> absolute_;  // by handle: the absolute priority (GDSF)
-  std::vector<float> nominal_;    // by handle: the nominal relative priority
   FrameworkCounters counters_;
 };
 
