@@ -122,14 +122,18 @@ class Cache {
   uint64_t admission_rejections() const { return rejected_; }
   const A& admission() const { return admission_; }
 
-  /// DRAM held by the index, the entries, the queue and the policy's per-object state,
-  /// measured from allocated capacities (the block buffers are counted apart, in
-  /// FrameworkCounters::dram_buffer_bytes).
+  /// DRAM of the index map (RIPQ paper §4.2: keys and their metadata): the buckets and entries
+  /// of the ObjectTable, and the per-object state the queue and the policy keep by handle
+  /// (locations, priorities, GDSF's counts), measured from allocated capacities.
   size_t index_bytes() const {
-    size_t bytes = table_.memory_bytes() + queue_.memory_bytes();
+    size_t bytes = table_.memory_bytes() + queue_.index_bytes();
     if constexpr (requires { policy_.memory_bytes(); }) bytes += policy_.memory_bytes();
     return bytes;
   }
+  /// DRAM of the framework's queue structure besides the index map (§4.2 "Queue Structure":
+  /// segments, heap, blocks and sections), from allocated capacities. The block buffers are
+  /// apart, in FrameworkCounters::dram_buffer_bytes.
+  size_t queue_bytes() const { return queue_.queue_bytes(); }
 
   const P& policy() const { return policy_; }
   const Q& queue() const { return queue_; }

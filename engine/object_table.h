@@ -7,10 +7,12 @@
 //
 // Memory is the point of the layout (issue: at most 32 B of DRAM per cached object; the paper's
 // entries are ~20 B plus 2 B for RIPQ's virtual block). The index is chained, as CacheLib's
-// ChainedHashTable and memcached are: a power-of-two array of 4-byte buckets, each the handle of
-// the first entry of its chain, and a 4-byte chain link inside each entry. The array grows (×2)
-// when the objects exceed twice its buckets, so it costs 2–4 B per object and a lookup walks
-// 1 + load/2 ≤ 2 entries on a hit, load ≤ 2 on a miss. An open-addressed index of 8-byte
+// ChainedHashTable and memcached are: an array of 4-byte buckets, each the handle of the first
+// entry of its chain, and a 4-byte chain link inside each entry. A key's bucket is the high half
+// of hash_key(key) × buckets (Lemire's multiply-shift range reduction), so any bucket count
+// works: reserve(n) sizes the array to ⌈n/2⌉ and it grows by half when the objects exceed twice
+// its buckets, so it costs 2–3 B per object and a lookup walks 1 + load/2 ≤ 2 entries on a hit,
+// load ≤ 2 on a miss. An open-addressed index of 8-byte
 // {fingerprint, handle} slots at load ≤ 1/2 — what this table was before — costs 8–16 B.
 // The entry is 28 bytes: the key, the size, the chain link and three framework-owned words,
 // packed to 4-byte alignment (x86 loads an 8-byte key at a 4-byte boundary at full speed).
@@ -77,9 +79,7 @@ class ObjectTable {
   /// exceeds it allocates nothing after start-up.
   void reserve(size_t objects) {
     if (objects > entries_.capacity()) entries_.reserve(objects);
-    size_t buckets = buckets_.size();
-    while (objects > 2 * buckets) buckets *= 2;
-    if (buckets != buckets_.size()) rebuild(buckets);
+    if (objects > 2 * buckets_.size()) rebuild((objects + 1) / 2);
   }
 
   /// Returns the handle of the cached object with `key`, or kNoHandle.
@@ -103,7 +103,7 @@ class ObjectTable {
       entries_.emplace_back();
     }
     if (live_ + 1 > 2 * buckets_.size()) [[unlikely]]
-      rebuild(buckets_.size() * 2);
+      rebuild(buckets_.size() + buckets_.size() / 2);
     ObjectEntry& e = entries_[h];
     e = ObjectEntry{};
     e.key = key;
@@ -131,7 +131,7 @@ class ObjectTable {
   /// Number of live (cached) objects.
   size_t size() const { return live_; }
 
-  /// Number of index buckets (a power of two, at least 16).
+  /// Number of index buckets (at least 16).
   size_t buckets() const { return buckets_.size(); }
   /// Number of entries the slab has room for without reallocating.
   size_t slab_capacity() const { return entries_.capacity(); }
@@ -145,7 +145,10 @@ class ObjectTable {
  private:
   static constexpr size_t kMinBuckets = 16;
 
-  size_t bucket(uint64_t key) const { return hash_key(key) >> shift_; }
+  size_t bucket(uint64_t key) const {
+    return static_cast<size_t>((static_cast<unsigned __int128>(hash_key(key)) * buckets_.size()) >>
+                               64);
+  }
 
   // The slab grows by a quarter (at least 64 entries), not by doubling: the spare capacity is
   // DRAM too (reserve() sizes it exactly when the object count is known).
@@ -155,12 +158,10 @@ class ObjectTable {
     entries_.reserve(std::min(kMaxObjects, cap + std::max<size_t>(64, cap / 4)));
   }
 
-  // Re-links every live entry into `count` buckets (a power of two >= kMinBuckets).
+  // Re-links every live entry into `count` buckets (count >= kMinBuckets).
   [[gnu::noinline]] void rebuild(size_t count) {
     std::vector<Handle> old(count, kNoHandle);
     old.swap(buckets_);
-    shift_ = 64;
-    for (size_t c = count; c > 1; c >>= 1) --shift_;
     for (Handle head : old) {
       while (head != kNoHandle) {
         const Handle next = entries_[head].chain;
@@ -174,7 +175,6 @@ class ObjectTable {
 
   std::vector<ObjectEntry> entries_;
   std::vector<Handle> buckets_;  // head of each chain
-  unsigned shift_ = 64;          // bucket = hash_key(key) >> shift_ (its top log2(buckets) bits)
   Handle free_head_ = kNoHandle;
   size_t live_ = 0;
 };

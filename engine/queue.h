@@ -18,7 +18,11 @@
 //   void remove(Handle);                      a delete or a replacement: drop the object
 //   uint64_t used_bytes() const;              bytes of cached objects
 //   const FrameworkCounters& counters() const;
-//   size_t memory_bytes() const;              DRAM of the queue's own structures (index aside)
+//   size_t index_bytes() const;               DRAM of per-object state the queue keeps by
+//                                             handle outside the entries (locations,
+//                                             priorities): part of the index map (§4.2)
+//   size_t queue_bytes() const;               DRAM of the queue's own structures (segments,
+//                                             heap, blocks and sections, allocators)
 // Relative queues take p ∈ [0, 1]; absolute queues take any finite p.
 //
 // Eviction protocol: the queue calls sink.before_evict(h) while h is still queued (so the

@@ -112,8 +112,10 @@ class WTinyLfuCache {
   uint64_t admission_rejections() const { return rejected_; }
   /// The TinyLFU sketch; its memory_bytes() is the sketch's DRAM.
   const TinyLfuAdmission& admission() const { return sketch_; }
-  /// DRAM held by the index, the entries and the list heads.
-  size_t index_bytes() const { return table_.memory_bytes() + sizeof(lists_); }
+  /// DRAM of the index map: the ObjectTable's buckets and entries (the links live there).
+  size_t index_bytes() const { return table_.memory_bytes(); }
+  /// DRAM of the region list heads.
+  size_t queue_bytes() const { return sizeof(lists_); }
   const ObjectTable& table() const { return table_; }
 
   /// Region capacities in bytes (see the file comment).

@@ -28,6 +28,7 @@ struct Measurement {
   uint64_t requests = 0;
   double hit_ratio = 0;
   double index_bytes_per_object = 0;  // Cache::index_bytes() / cached objects at the end
+  double queue_bytes_per_object = 0;  // Cache::queue_bytes() / cached objects at the end
 };
 
 template <class Body>
@@ -65,8 +66,9 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
   out << fmt::format("trace {}: {} requests, {} objects, working set {} B; cache {} B ({})\n",
                      config.trace_path, summary.requests, summary.unique_objects,
                      summary.working_set_bytes, cc.capacity_bytes, config.capacity_fraction);
-  out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10} {:>12} {:>10} {:>11}\n", "frame", "policy",
-                     "mode", "requests", "seconds", "Mreq/s", "hit_ratio", "index_B/obj");
+  out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10} {:>12} {:>10} {:>11} {:>11}\n", "frame",
+                     "policy", "mode", "requests", "seconds", "Mreq/s", "hit_ratio", "index_B/obj",
+                     "queue_B/obj");
   if (config.streamed) {
     // The ceiling of every streamed row: the reader alone on one thread (zstd decoding and
     // record parsing), no cache.
@@ -116,6 +118,9 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
               m.index_bytes_per_object =
                   static_cast<double>(cache.index_bytes()) /
                   static_cast<double>(std::max<size_t>(1, cache.object_count()));
+              m.queue_bytes_per_object =
+                  static_cast<double>(cache.queue_bytes()) /
+                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
             });
           });
           return m;
@@ -124,10 +129,11 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       for (bool streamed : {false, true}) {
         if (streamed && !config.streamed) continue;
         const Measurement m = run(streamed);
-        out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f}\n",
-                           framework, name, streamed ? "streamed" : "in-memory", m.requests,
-                           m.seconds, m.requests / m.seconds / 1e6, m.hit_ratio,
-                           m.index_bytes_per_object);
+        out << fmt::format(
+            "{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f} {:>11.1f}\n",
+            framework, name, streamed ? "streamed" : "in-memory", m.requests, m.seconds,
+            m.requests / m.seconds / 1e6, m.hit_ratio, m.index_bytes_per_object,
+            m.queue_bytes_per_object);
         out.flush();
       }
     }

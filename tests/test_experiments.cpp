@@ -830,7 +830,10 @@ TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
       CHECK(u64(r, "index_bytes") > 0);
       CHECK(dbl(r, "index_bytes_per_object") == static_cast<double>(u64(r, "index_bytes")) /
                                                     static_cast<double>(u64(r, "cached_objects")));
+      // Every cached object has its 28-byte entry in the index map.
+      CHECK(u64(r, "index_bytes") >= 28 * u64(r, "cached_objects"));
     }
+    CHECK(r.count("queue_bytes") == 1);
     CHECK(dbl(r, "wall_seconds") >= 0);
     CHECK(r.at("error").empty());
   }

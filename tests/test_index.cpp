@@ -15,8 +15,8 @@
 namespace flashpq {
 namespace {
 
-// The bucket of `key` in a table of 2^bits buckets (ObjectTable uses the top bits of hash_key;
-// KeySet its home slot the same way).
+// The home slot of `key` in a KeySet of 2^bits slots (the top bits of hash_key), which is also
+// its bucket in an ObjectTable of 2^bits buckets (the high half of hash_key × buckets).
 uint64_t home(uint64_t key, unsigned bits) {
   return hash_key(key) >> (64 - bits);
 }
@@ -64,7 +64,7 @@ TEST_CASE("ObjectTable matches a map under random adds and removes", "[index]") 
   for (uint64_t k = 0; k < 200; ++k) universe.push_back(k * 0x10001 + 7);
   universe.push_back(0);
   universe.push_back(~uint64_t{0});
-  // Growing from 16 buckets to 128, and a small live set that keeps the table at 16 buckets.
+  // Growing from 16 buckets to 121, and a small live set that keeps the table at 16 buckets.
   differential(universe, universe.size(), 20'000, 1);
   differential(universe, 8, 20'000, 2);
 }
@@ -87,26 +87,27 @@ TEST_CASE("ObjectTable sizes its buckets and slab as documented and reports thei
   ObjectTable t;
   CHECK(t.buckets() == 16);
   CHECK(t.memory_bytes() == 16 * 4);
-  // Buckets double when the objects exceed twice their number: 32 objects fit 16 buckets.
+  // Buckets grow by half when the objects exceed twice their number: 32 objects fit 16.
   for (uint64_t k = 0; k < 32; ++k) t.add(k * 977, 1);
   CHECK(t.buckets() == 16);
   t.add(32 * 977, 1);
-  CHECK(t.buckets() == 32);
+  CHECK(t.buckets() == 24);
   // The slab grows by max(64, a quarter): 64, 128, 192, 256, 320, 400, 500, 625, 781, 976, 1220.
   for (uint64_t k = 33; k < 1000; ++k) t.add(k * 977, 1);
   CHECK(t.slab_capacity() == 1220);
-  CHECK(t.buckets() == 512);  // 1000 objects > 2 × 256
-  CHECK(t.memory_bytes() == 512 * 4 + 1220 * 28);
+  // 16, 24, 36, 54, 81, 121, 181, 271, 406, 609: the first that holds 1000 objects at load 2.
+  CHECK(t.buckets() == 609);
+  CHECK(t.memory_bytes() == 609 * 4 + 1220 * 28);
   for (uint64_t k = 0; k < 1000; ++k) REQUIRE(t[t.find(k * 977)].key == k * 977);
   CHECK(t.find(1) == kNoHandle);
 
-  // reserve(5000): 5000 entries, and 4096 buckets (the least power of two >= 5000 / 2).
+  // reserve(5000): 5000 entries, and 2500 buckets (load 2 at 5000 objects).
   ObjectTable r;
   for (uint64_t k = 0; k < 100; ++k) r.add(k, 1);
   r.reserve(5000);
-  CHECK(r.buckets() == 4096);
+  CHECK(r.buckets() == 2500);
   CHECK(r.slab_capacity() == 5000);
-  CHECK(r.memory_bytes() == 4096 * 4 + 5000 * 28);
+  CHECK(r.memory_bytes() == 2500 * 4 + 5000 * 28);
   for (uint64_t k = 0; k < 100; ++k) REQUIRE(r[r.find(k)].key == k);
   // Removed entries are recycled: the slab does not grow while the live count stays put.
   for (uint64_t k = 0; k < 100; ++k) r.remove(r.find(k));

@@ -516,3 +516,44 @@ TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RA
 }
 
 }  // namespace flashpq
+
+namespace flashpq {
+
+TEST_CASE("index memory: 28-byte entries and 2-3 B of buckets per cached object, at most 32 B",
+          "[frameworks][ripq][index]") {
+  // Issue 3's target (the paper's entry is ~20 B plus RIPQ's 2 B virtual block id, §4.2): the
+  // index map of exact and of RIPQ with relative priorities is the ObjectTable alone — every
+  // per-object field lives in the 28-byte entry — so index_bytes is its buckets and slab, and
+  // per cached object it stays within 28 B + 4 B when the table is reserved for the capacity.
+  const auto& reqs =
+      load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", SIZE_MAX);
+  std::map<uint64_t, bool> keys;
+  for (const Request& r : reqs) keys[r.key] = true;
+  const uint64_t capacity = keys.size() / 10;  // unit sizes: objects
+  for (const char* framework : {"exact", "ripq"}) {
+    for (const char* name : {"fifo", "lru", "slru"}) {
+      INFO(framework << " " << name);
+      FrameworkConfig fc = ripq_config(capacity / 256, 8);
+      fc.name = framework;
+      NullDevice device{DeviceConfig{}};
+      with_policy(policy(name), [&](auto p) {
+        with_framework(
+            fc, testing::cache_config(capacity, true), std::move(p), device, [&](auto& cache) {
+              cache.reserve(capacity);
+              for (const Request& r : reqs) cache.access(r);
+              const auto& t = cache.table();
+              CHECK(cache.index_bytes() ==
+                    t.buckets() * sizeof(Handle) + t.slab_capacity() * sizeof(ObjectEntry));
+              CHECK(t.buckets() == (capacity + 1) / 2);
+              CHECK(t.slab_capacity() == capacity);
+              const double per_object = static_cast<double>(cache.index_bytes()) /
+                                        static_cast<double>(cache.object_count());
+              CHECK(per_object >= 28.0);
+              CHECK(per_object <= 32.0);
+            });
+      });
+    }
+  }
+}
+
+}  // namespace flashpq

@@ -126,10 +126,12 @@ class ExactAbsoluteQueue {
 
   size_t size() const { return heap_.size(); }
 
-  /// Bytes of DRAM the heap holds (capacity × 24 B), plus the naive placement's allocator and
-  /// offsets.
-  size_t memory_bytes() const {
-    return heap_.capacity() * sizeof(Node) + (placement_ ? placement_->memory_bytes() : 0);
+  /// Per-object DRAM outside the entries: the naive placement's offsets (none without it).
+  size_t index_bytes() const { return placement_ ? placement_->index_bytes() : 0; }
+  /// DRAM of the heap (capacity × 24 B: priority, sequence and handle per object), plus the
+  /// naive placement's allocator.
+  size_t queue_bytes() const {
+    return heap_.capacity() * sizeof(Node) + (placement_ ? placement_->queue_bytes() : 0);
   }
 
  private:

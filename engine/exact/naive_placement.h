@@ -203,12 +203,13 @@ class NaivePlacement {
   /// The free extents, offset → length, for tests.
   const std::map<uint64_t, uint64_t>& free_extents() const { return free_; }
 
-  /// DRAM of the allocator: the offsets vector and the map nodes (counted as 48 B each: three
-  /// pointers and a colour word plus the 16 B pair), live and spare.
-  size_t memory_bytes() const {
+  /// DRAM of the objects' extent offsets (by handle): index map state.
+  size_t index_bytes() const { return offsets_.capacity() * sizeof(uint64_t); }
+  /// DRAM of the allocator: the map nodes (counted as 48 B each: three pointers and a colour
+  /// word plus the 16 B pair), live and spare.
+  size_t queue_bytes() const {
     constexpr size_t kNodeBytes = 4 * sizeof(void*) + 2 * sizeof(uint64_t);
-    return offsets_.capacity() * sizeof(uint64_t) + (free_.size() + spare_.size()) * kNodeBytes +
-           spare_.capacity() * sizeof(NodeHandle);
+    return (free_.size() + spare_.size()) * kNodeBytes + spare_.capacity() * sizeof(NodeHandle);
   }
 
  private:

@@ -152,10 +152,12 @@ class ExactRelativeQueue {
     return kNoHandle;
   }
 
-  /// Bytes of DRAM the queue itself holds (segment heads; links live in the entries), plus the
-  /// naive placement's allocator and offsets.
-  size_t memory_bytes() const {
-    return segments_.capacity() * sizeof(Segment) + (placement_ ? placement_->memory_bytes() : 0);
+  /// Per-object DRAM outside the entries: the naive placement's offsets (none without it).
+  size_t index_bytes() const { return placement_ ? placement_->index_bytes() : 0; }
+  /// DRAM of the queue itself (segment heads; links live in the entries), plus the naive
+  /// placement's allocator.
+  size_t queue_bytes() const {
+    return segments_.capacity() * sizeof(Segment) + (placement_ ? placement_->queue_bytes() : 0);
   }
 
   /// Bytes currently in segment s (0-based), for tests.

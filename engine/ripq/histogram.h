@@ -23,8 +23,10 @@ namespace flashpq {
 
 class DynamicHistogram {
  public:
-  /// REQUIRES: bins >= 2.
-  explicit DynamicHistogram(uint32_t bins) : kappa_(bins) { bins_.reserve(2 * bins + 2); }
+  /// REQUIRES: bins >= 2, or 0 for a histogram that is never used (it allocates nothing).
+  explicit DynamicHistogram(uint32_t bins) : kappa_(bins) {
+    if (bins > 0) bins_.reserve(2 * bins + 2);
+  }
 
   /// Adds `bytes` at priority v.
   void add(double v, uint64_t bytes) {

@@ -75,7 +75,8 @@ class RipqQueue {
         reserved_(ctx.framework.reserved_blocks),
         k_(ctx.framework.insertion_points),
         threshold_(ctx.framework.materialize_threshold),
-        histogram_(ctx.framework.histogram_bins) {
+        // Only absolute priorities need the histogram (§4.3); a relative queue holds no bins.
+        histogram_(kKind == PriorityKind::kAbsolute ? ctx.framework.histogram_bins : 0) {
     if (slots_ < uint64_t{reserved_} + 2) {
       throw std::invalid_argument(
           "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) +
@@ -111,8 +112,8 @@ class RipqQueue {
     if (free_slots_.size() > reserved_) return kNoHandle;
     const uint32_t b = tail_sealed_block();
     if (b == kNone) return kNoHandle;  // nothing sealed yet
-    for (const Content& c : blocks_[b].contents) {
-      if (c.handle != kNoHandle && table_[c.handle].next == kNone) return c.handle;
+    for (const Content& c : headers_[b]) {
+      if (holds(b, c) && table_[c.handle].next == kNone) return c.handle;
     }
     return kNoHandle;
   }
@@ -130,7 +131,8 @@ class RipqQueue {
     counters_.placed_bytes += table_[h].size_bytes;
     counters_.placed_objects++;
     set_nominal(h, rel);
-    table_[h].next = kNone;  // no virtual block
+    set_device_block(table_[h], kNoBlock);  // until append() places it
+    table_[h].next = kNone;                 // no virtual block
     append(section_of(rel), h);
     seal_and_reclaim();
   }
@@ -190,7 +192,7 @@ class RipqQueue {
     const ObjectEntry& e = table_[h];
     const Block& blk = blocks_[device_block(e)];
     if (!blk.sealed) return kInRam;
-    return uint64_t{blk.slot} * block_bytes_ + blk.contents[e.prev].offset;
+    return uint64_t{blk.slot} * block_bytes_ + e.prev;
   }
 
   void remove(Handle h) {
@@ -198,7 +200,7 @@ class RipqQueue {
     if constexpr (kKind == PriorityKind::kAbsolute) histogram_.remove(absolute(h), size);
     const uint32_t lb = logical_block(h);
     drop_logical(h, lb);
-    tombstone(h);
+    leave_device_block(h);
     counters_.superseded_bytes += size;
     collect_empty(lb);
     debug_check("remove");
@@ -208,27 +210,29 @@ class RipqQueue {
 
   const FrameworkCounters& counters() const { return counters_; }
 
-  /// DRAM a RIPQ deployment holds besides the index map and the block buffers: the block and
-  /// section records, the order of sections, the Fenwick tree, the free slots, the histogram
-  /// and GDSF's absolute priorities, from their allocated capacities. The block headers (every
-  /// object's handle and offset in its device block, §4.2: "within each block, a header
-  /// records all object keys and their offsets") are not counted: RIPQ writes them on flash
-  /// with the block and reads them back at delete-min (one device read of the logical block
-  /// size, counted); this simulator keeps a copy in DRAM only to replay that read, reported by
-  /// header_model_bytes().
-  size_t memory_bytes() const {
+  /// Per-object DRAM outside the entries: GDSF's absolute priorities (none for relative
+  /// priorities, whose nominal value is in the entry).
+  size_t index_bytes() const { return absolute_.capacity() * sizeof(double); }
+
+  /// DRAM of RIPQ's queue structure (§4.2): the block and section records, the order of
+  /// sections, the Fenwick tree, the free slots and the histogram, from their allocated
+  /// capacities. The block headers (every object's handle and offset in its device block,
+  /// §4.2: "within each block, a header records all object keys and their offsets") are not
+  /// counted: RIPQ writes them on flash with the block and reads them back at delete-min (one
+  /// device read of the logical block size, counted); this simulator keeps a copy in DRAM only
+  /// to replay that read, reported by header_model_bytes().
+  size_t queue_bytes() const {
     return blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
            order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
-           absolute_.capacity() * sizeof(double) + free_slots_.size() * sizeof(uint32_t) +
-           list_pos_.capacity() * sizeof(uint32_t) + tree_.capacity() * sizeof(uint64_t) +
-           free_blocks_.capacity() * sizeof(uint32_t) +
+           free_slots_.size() * sizeof(uint32_t) + list_pos_.capacity() * sizeof(uint32_t) +
+           tree_.capacity() * sizeof(uint64_t) + free_blocks_.capacity() * sizeof(uint32_t) +
            free_sections_.capacity() * sizeof(uint32_t);
   }
 
-  /// DRAM the simulator spends on its copy of the on-flash block headers (see memory_bytes()).
+  /// DRAM the simulator spends on its copy of the on-flash block headers (see queue_bytes()).
   size_t header_model_bytes() const {
-    size_t bytes = 0;
-    for (const Block& b : blocks_) bytes += b.contents.capacity() * sizeof(Content);
+    size_t bytes = headers_.capacity() * sizeof(std::vector<Content>);
+    for (const std::vector<Content>& h : headers_) bytes += h.capacity() * sizeof(Content);
     return bytes;
   }
 
@@ -260,18 +264,16 @@ class RipqQueue {
     uint64_t objects = 0, total = 0;
     for (size_t b = 0; b < blocks_.size(); ++b) {
       const Block& blk = blocks_[b];
-      if (blk.section == kNone || blk.is_virtual) continue;
+      if (blk.section == kFreeRecord || blk.is_virtual) continue;
       uint32_t live = 0;
-      for (size_t i = 0; i < blk.contents.size(); ++i) {
-        const Handle h = blk.contents[i].handle;
-        if (h == kNoHandle) continue;
+      for (const Content& c : headers_[b]) {
+        if (!holds(static_cast<uint32_t>(b), c)) continue;
         ++live;
-        const ObjectEntry& e = table_[h];
-        if (device_block(e) != b || e.prev != i)
-          return "content " + std::to_string(i) + " of block " + std::to_string(b) +
-                 " does not point back";
+        const ObjectEntry& e = table_[c.handle];
+        if (uint64_t{e.prev} + e.size_bytes > blk.fill)
+          return "object past block " + std::to_string(b) + "'s fill";
         const uint32_t lb = e.next != kNone ? e.next : device_block(e);
-        if (blocks_[lb].section == kNone) return "object in a freed logical block";
+        if (blocks_[lb].section == kFreeRecord) return "object in a freed logical block";
         logical[lb] += e.size_bytes;
         total += e.size_bytes;
         ++objects;
@@ -320,6 +322,7 @@ class RipqQueue {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr uint16_t kFreeRecord = 0xFFFF;
 
 #ifdef FLASHPQ_RIPQ_DEBUG
  public:
@@ -335,24 +338,29 @@ class RipqQueue {
   void debug_check(const char*) const {}
 #endif
 
+  // One object of a device block's header (§4.2): the header on flash records keys and
+  // offsets; the model records handles, and a record is the object's only while that object's
+  // entry names this block and offset (holds()): a handle freed and reused elsewhere, or in the
+  // same (active) block at a later offset, leaves the old record stale. No tombstones.
   struct Content {
-    Handle handle;    // kNoHandle once the object left this block
+    Handle handle;
     uint32_t offset;  // byte offset of the object in the block
   };
 
   struct Block {
-    uint64_t bytes = 0;        // logical bytes whose position is this block
-    uint32_t prev = kNone;     // towards the head
-    uint32_t next = kNone;     // towards the tail
-    uint32_t section = kNone;  // kNone: free block record
-    uint32_t slot = kNone;     // device slot once sealed
-    uint32_t fill = 0;         // device block: bytes appended (its write offset)
-    uint32_t live = 0;         // device block: contents still holding data
-    bool is_virtual = false;
-    bool sealed = false;
-    bool reclaiming = false;
-    std::vector<Content> contents;  // device block: the header (key → offset)
+    uint64_t bytes = 0;     // logical bytes whose position is this block
+    uint32_t prev = kNone;  // towards the head
+    uint32_t next = kNone;  // towards the tail
+    uint32_t slot = kNone;  // device slot once sealed
+    uint32_t fill = 0;      // device block: bytes appended (its write offset)
+    uint32_t live = 0;      // device block: objects whose data is in it
+    // kFreeRecord: a free block record. 16 bits: K <= 64 keeps sections well below 2^16.
+    uint16_t section = kFreeRecord;
+    bool is_virtual : 1 = false;
+    bool sealed : 1 = false;
+    bool reclaiming : 1 = false;
   };
+  static_assert(sizeof(Block) == 32);
 
   struct Section {
     uint32_t head = kNone, tail = kNone;  // first and last block of its run
@@ -362,7 +370,7 @@ class RipqQueue {
   };
 
   // ---- object fields: slot = device block (low 24 bits) and nominal priority (high 8 bits),
-  //      prev = index in its device block's contents, next = virtual block (kNone if none) ----
+  //      prev = byte offset in its device block, next = virtual block (kNone if none) ----
   //
   // The nominal relative priority is kept in 8 bits, rounded down to a multiple of 1/255 (the
   // paper's entry is ~20 B plus 2 B for the virtual block, §4.2; ours is 28 B with the chain
@@ -377,8 +385,16 @@ class RipqQueue {
   /// blocks open in sections stay well below 2^24 blocks).
   static constexpr uint64_t kMaxSlots = uint64_t{1} << 22;
 
+  static constexpr uint32_t kNoBlock = kBlockMask;  // an entry between its blocks
+
   static uint32_t device_block(const ObjectEntry& e) {
     return e.slot & kBlockMask;
+  }
+
+  // Whether header record c of device block b is the object's current copy (see Content).
+  bool holds(uint32_t b, const Content& c) const {
+    const ObjectEntry& e = table_[c.handle];
+    return device_block(e) == b && e.prev == c.offset;
   }
   static void set_device_block(ObjectEntry& e, uint32_t b) {
     e.slot = (e.slot & ~kBlockMask) | b;
@@ -414,6 +430,8 @@ class RipqQueue {
       sections_[s] = Section{};
       return s;
     }
+    if (sections_.size() >= kFreeRecord) [[unlikely]]
+      throw std::length_error("ripq: more than 2^16 - 1 sections");
     sections_.push_back(Section{});
     return static_cast<uint32_t>(sections_.size() - 1);
   }
@@ -475,7 +493,10 @@ class RipqQueue {
   }
 
   void rebuild_tree() const {
+    // Sized as the block records are (grown by a quarter), not by the vectors' doubling.
+    list_pos_.reserve(blocks_.capacity());
     list_pos_.resize(blocks_.size());
+    tree_.reserve(blocks_.capacity() + 1);
     tree_.assign(1, 0);
     for (uint32_t x = list_tail_; x != kNone; x = blocks_[x].prev) {
       list_pos_[x] = static_cast<uint32_t>(tree_.size() - 1);
@@ -516,16 +537,17 @@ class RipqQueue {
     } else {
       if (blocks_.size() >= kBlockMask) [[unlikely]]
         throw std::length_error("ripq: more than 2^24 - 1 block records");
+      if (blocks_.size() == blocks_.capacity()) [[unlikely]]  // by a quarter, not doubling
+        blocks_.reserve(blocks_.size() + blocks_.size() / 4 + 16);
       blocks_.emplace_back();
       b = static_cast<uint32_t>(blocks_.size() - 1);
     }
     tree_stale_ = true;
     Block& blk = blocks_[b];
-    std::vector<Content> keep = std::move(blk.contents);
-    keep.clear();
     blk = Block{};
-    blk.contents = std::move(keep);
-    blk.section = sec;
+    if (headers_.size() <= b) headers_.resize(b + 1);
+    headers_[b].clear();  // keeps its capacity for the block's next life
+    blk.section = static_cast<uint16_t>(sec);
     blk.is_virtual = is_virtual;
     Section& s = sections_[sec];
     if (before == kNone) {  // the list's tail
@@ -565,7 +587,7 @@ class RipqQueue {
       blocks_[blk.next].prev = blk.prev;
     else
       list_tail_ = blk.prev;
-    blk.section = kNone;
+    blk.section = kFreeRecord;
     free_blocks_.push_back(b);
   }
 
@@ -596,8 +618,8 @@ class RipqQueue {
     Block& blk = blocks_[dev];
     ObjectEntry& e = table_[h];
     set_device_block(e, dev);
-    e.prev = static_cast<uint32_t>(blk.contents.size());
-    blk.contents.push_back(Content{h, blk.fill});
+    e.prev = blk.fill;
+    headers_[dev].push_back(Content{h, blk.fill});
     blk.fill += size;
     blk.live++;
     add_block_bytes(dev, size);
@@ -660,16 +682,17 @@ class RipqQueue {
     blocks_[b].reclaiming = true;
     const uint64_t offset = uint64_t{blocks_[b].slot} * block_bytes_;
     device_.read(offset, header_bytes_);
-    for (size_t i = 0; i < blocks_[b].contents.size(); ++i) {
-      const Content c = blocks_[b].contents[i];
-      if (c.handle == kNoHandle) continue;
+    // By index, with a copy of each record: materializing opens blocks, which may move the
+    // headers' vector.
+    for (size_t i = 0; i < headers_[b].size(); ++i) {
+      const Content c = headers_[b][i];
+      if (!holds(b, c)) continue;  // the object left, or its handle was reused since
       const Handle h = c.handle;
       const uint32_t size = table_[h].size_bytes;
       const uint32_t v = table_[h].next;
       if (v != kNone && (threshold_ <= 0 || relative_priority(h) >= threshold_)) {
         // Materialize: read the object, copy it into the active block of v's section.
         device_.read_covering(offset + c.offset, size);
-        blocks_[b].contents[i].handle = kNoHandle;
         blocks_[b].live--;
         const uint32_t sec = blocks_[v].section;
         sub_block_bytes(v, size);
@@ -687,8 +710,8 @@ class RipqQueue {
         sink_.before_evict(h);
         if constexpr (kKind == PriorityKind::kAbsolute) histogram_.remove(absolute(h), size);
         drop_logical(h, logical_block(h));
-        blocks_[b].contents[i].handle = kNoHandle;
         blocks_[b].live--;
+        set_device_block(table_[h], kNoBlock);  // its record in b is stale from here
         counters_.evicted_objects++;
         counters_.evicted_bytes += size;
         const uint32_t lb = v;  // a virtual block below threshold may become empty
@@ -720,19 +743,17 @@ class RipqQueue {
   }
 
   // The object's data leaves its device block (delete or replacement).
-  void tombstone(Handle h) {
-    const ObjectEntry& e = table_[h];
-    const uint32_t dev = device_block(e);
-    Block& blk = blocks_[dev];
-    blk.contents[e.prev].handle = kNoHandle;
-    blk.live--;
+  void leave_device_block(Handle h) {
+    const uint32_t dev = device_block(table_[h]);
+    set_device_block(table_[h], kNoBlock);  // its record in dev's header is stale from here
+    blocks_[dev].live--;
     collect_empty(dev);
   }
 
   // Frees a block that holds nothing any more: a sealed virtual block with no objects, or a
   // sealed device block whose data all left (its slot is trimmed and freed).
   void collect_empty(uint32_t b) {
-    if (b == kNone || blocks_[b].section == kNone) return;
+    if (b == kNone || blocks_[b].section == kFreeRecord) return;
     Block& blk = blocks_[b];
     const Section& s = sections_[blk.section];
     if (b == s.active_device || b == s.active_virtual || blk.bytes != 0) return;
@@ -773,7 +794,7 @@ class RipqQueue {
     up.tail = cut;
     uint64_t moved = 0;
     for (uint32_t x = lo.head;; x = blocks_[x].next) {
-      blocks_[x].section = lower;
+      blocks_[x].section = static_cast<uint16_t>(lower);
       moved += blocks_[x].bytes;
       if (x == lo.tail) break;
     }
@@ -808,7 +829,7 @@ class RipqQueue {
     const bool fits = blocks_[u.active_device].fill + blocks_[lo_dev].fill <= block_bytes_;
     if (!fits && blocks_[lo_dev].live > 0 && free_slots_.empty()) return;  // try again later
     for (uint32_t x = l.head;; x = blocks_[x].next) {
-      blocks_[x].section = up;
+      blocks_[x].section = static_cast<uint16_t>(up);
       if (x == l.tail) break;
     }
     u.tail = l.tail;
@@ -820,14 +841,14 @@ class RipqQueue {
     Block& src = blocks_[lo_dev];
     if (fits) {
       // Copy the live objects into the upper buffer (RAM to RAM, no I/O).
-      for (const Content& c : src.contents) {
-        if (c.handle == kNoHandle) continue;
+      for (const Content& c : headers_[lo_dev]) {
+        if (!holds(lo_dev, c)) continue;
         Block& dst = blocks_[up_dev];
         ObjectEntry& e = table_[c.handle];
         const uint32_t size = e.size_bytes;
         set_device_block(e, up_dev);
-        e.prev = static_cast<uint32_t>(dst.contents.size());
-        dst.contents.push_back(Content{c.handle, dst.fill});
+        e.prev = dst.fill;
+        headers_[up_dev].push_back(Content{c.handle, dst.fill});
         dst.fill += size;
         dst.live++;
         if (e.next == kNone) {  // its logical position moves with it
@@ -835,7 +856,7 @@ class RipqQueue {
           add_block_bytes(up_dev, size);
         }
       }
-      src.contents.clear();
+      headers_[lo_dev].clear();
       src.live = 0;
       src.bytes = 0;
       unlink_block(lo_dev);
@@ -866,6 +887,7 @@ class RipqQueue {
   uint64_t header_bytes_ = 1;
 
   std::vector<Block> blocks_;
+  std::vector<std::vector<Content>> headers_;  // by block: the model of its on-flash header
   std::vector<uint32_t> free_blocks_;
   std::vector<Section> sections_;
   std::vector<uint32_t> free_sections_;

@@ -206,11 +206,14 @@ class SipqQueue {
   uint64_t used_bytes() const { return used_bytes_; }
   const FrameworkCounters& counters() const { return counters_; }
 
-  /// DRAM of SIPQ's own structures: the per-object locations, the block table, the
-  /// reinsertion queue and the VC (the write buffer is counters().dram_buffer_bytes).
-  size_t memory_bytes() const {
-    return loc_.capacity() * sizeof(Location) + blocks_.capacity() * sizeof(Block) +
-           carry_.capacity() * sizeof(Handle) + vc_.memory_bytes();
+  /// Per-object DRAM outside the entries: the objects' log locations (index map state; the VC's
+  /// links live in the entries).
+  size_t index_bytes() const { return loc_.capacity() * sizeof(Location) + vc_.index_bytes(); }
+  /// DRAM of SIPQ's own structures: the block table, the reinsertion queue and the VC's (the
+  /// write buffer is counters().dram_buffer_bytes).
+  size_t queue_bytes() const {
+    return blocks_.capacity() * sizeof(Block) + carry_.capacity() * sizeof(Handle) +
+           vc_.queue_bytes();
   }
 
   // ---- introspection, for tests and reports ----
