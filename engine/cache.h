@@ -87,7 +87,7 @@ class Cache {
     if constexpr (A::kEnabled) {
       if (r.op != Op::kDelete) admission_.record(r.key);
     }
-    const Handle h = table_.find(r.key);
+    const Handle h = table_.find_to_front(r.key);
     if (r.op == Op::kGet) [[likely]] {
       if (h != kNoHandle) [[likely]] {
         if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r))
