@@ -16,14 +16,16 @@
 // requested-again key reads the first entry, with no unpredictable branch — on w106 that alone
 // is the difference between 30 and 45 M LRU requests/s. An open-addressed index of 8-byte
 // {fingerprint, handle} slots at load ≤ 1/2 — what this table was before — costs 8–16 B.
-// The entry is 28 bytes: the key, the size, the chain link and three framework-owned words,
-// packed to 4-byte alignment (x86 loads an 8-byte key at a 4-byte boundary at full speed).
+// The entry is 28 bytes: the key, the size, the chain link and three framework-owned words, the
+// key held as two 32-bit words (Key64) so the entry is 4-byte aligned (x86 loads an 8-byte key
+// at a 4-byte boundary at full speed).
 // Per object: 28 B + 2–4 B of buckets + the slab's spare capacity (grown by 1/4, not doubled).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -36,13 +38,29 @@ namespace flashpq {
 using Handle = uint32_t;
 inline constexpr Handle kNoHandle = std::numeric_limits<Handle>::max();
 
-#pragma pack(push, 4)
+/// A 64-bit key kept as two 32-bit words, so that ObjectEntry needs only 4-byte alignment (28
+/// bytes, not 32). It reads and assigns as a uint64_t (one unaligned load or store on x86);
+/// unlike a packed uint64_t member, it can be bound to a reference safely (it has no 8-byte
+/// alignment to violate).
+struct Key64 {
+  uint32_t words[2] = {0, 0};
+  Key64& operator=(uint64_t k) {
+    std::memcpy(words, &k, sizeof k);
+    return *this;
+  }
+  operator uint64_t() const {
+    uint64_t k;
+    std::memcpy(&k, words, sizeof k);
+    return k;
+  }
+};
+
 /// One cached object. 28 bytes, 4-byte aligned. `prev`, `next` and `slot` belong to whoever
 /// orders the object (the framework: list links, heap position, device block; see each queue's
 /// header); policies that need per-object state keep it in a vector of their own by handle
 /// (policies/gdsf.h).
 struct ObjectEntry {
-  uint64_t key = 0;
+  Key64 key;
   /// The next entry of the same index bucket, or of the free list. Owned by ObjectTable.
   Handle chain = kNoHandle;
   /// Size the object occupies in the cache, in bytes (1 in unit-size mode).
@@ -54,8 +72,7 @@ struct ObjectEntry {
   /// Framework-owned small value: the segment or device block the object is in.
   uint32_t slot = 0;
 };
-#pragma pack(pop)
-static_assert(sizeof(ObjectEntry) == 28);
+static_assert(sizeof(ObjectEntry) == 28 && alignof(ObjectEntry) == 4);
 
 /// Grows `by_handle`, a side vector of per-object state indexed by handle, to cover `h`: by a
 /// quarter of its size at least, as the slab grows, so that spare capacity stays a small share
