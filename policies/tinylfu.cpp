@@ -57,9 +57,16 @@ FrequencySketch::FrequencySketch(uint64_t expected_objects, double counters_mult
 void FrequencySketch::reset() {
   constexpr uint64_t kOneMask = 0x1111111111111111ULL;    // the low bit of every nibble
   constexpr uint64_t kResetMask = 0x7777777777777777ULL;  // clears what >> 1 shifts across
+  constexpr uint64_t kByteLow = 0x0F0F0F0F0F0F0F0FULL;    // the low nibble of every byte
+  constexpr uint64_t kByteSum = 0x0101010101010101ULL;    // × this sums the bytes into the top
   uint64_t odd = 0;
   for (uint64_t& w : words_) {
-    odd += static_cast<uint64_t>(std::popcount(w & kOneMask));
+    // The number of odd counters of w: the popcount of its nibbles' low bits, added up within
+    // each byte (at most 2) and then across the bytes (at most 16) by one multiplication.
+    // std::popcount without -mpopcnt is a library call per word.
+    uint64_t ones = w & kOneMask;
+    ones = (ones + (ones >> 4)) & kByteLow;
+    odd += (ones * kByteSum) >> 56;
     w = (w >> 1) & kResetMask;
   }
   const uint64_t correction = odd / 4;

@@ -343,6 +343,24 @@ TEST_CASE("sketch increment, estimate and reset agree with a per-counter referen
   CHECK(resets >= 10);
 }
 
+TEST_CASE("sketch reset of a saturated table: all 16 counters of every word odd", "[admission]") {
+  // 8 words = 128 counters; 2000 keys × 100 increments saturate every one of them (checked),
+  // and the sample (8 × 1000) is never reached. reset() then finds 16 odd counters in each word:
+  // 15 → 7 everywhere, additions = (A − 128/4) / 2.
+  FrequencySketch s(8, 1.0, 1000);
+  for (int round = 0; round < 100; ++round) {
+    for (uint64_t k = 0; k < 2000; ++k) s.increment(k);
+  }
+  REQUIRE(s.resets() == 0);
+  for (uint64_t w : s.words()) REQUIRE(w == ~uint64_t{0});
+  const uint64_t a = s.additions();
+  REQUIRE(a >= 32);
+  s.reset();
+  for (uint64_t w : s.words()) CHECK(w == 0x7777777777777777ULL);
+  CHECK(s.additions() == (a - 32) / 2);
+  CHECK(s.resets() == 1);
+}
+
 TEST_CASE("sketch is deterministic", "[admission]") {
   const auto& trace = adaptsize();
   FrequencySketch s1(512, 1.0, 10), s2(512, 1.0, 10);
