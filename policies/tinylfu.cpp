@@ -48,10 +48,11 @@ FrequencySketch::FrequencySketch(uint64_t expected_objects, double counters_mult
                                 " needs more than 2^40 words (8 TiB)");
   }
   words_.assign(words, 0);
-  block_mask_ = words / 8 - 1;
+  block_word_mask_ = (words / 8 - 1) << 3;
   const uint64_t n = std::max<uint64_t>(expected_objects, 1);
   const uint64_t factor = std::max<uint32_t>(sample_factor, 1);
   sample_size_ = n > UINT64_MAX / factor ? UINT64_MAX : n * factor;
+  until_reset_ = sample_size_;
 }
 
 void FrequencySketch::reset() {
@@ -70,7 +71,8 @@ void FrequencySketch::reset() {
     w = (w >> 1) & kResetMask;
   }
   const uint64_t correction = odd / 4;
-  additions_ = (additions_ > correction ? additions_ - correction : 0) / 2;
+  const uint64_t additions = sample_size_ - until_reset_;
+  until_reset_ = sample_size_ - (additions > correction ? additions - correction : 0) / 2;
   ++resets_;
 }
 
