@@ -44,6 +44,10 @@
 // which gives multi-GB sketches for TB caches.)
 #pragma once
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -110,10 +114,27 @@ class FrequencySketch {
   [[gnu::always_inline]] uint32_t estimate(uint64_t key) const {
     const uint64_t h = hash(key);
     const uint64_t* const block = words_.data() + block_of(h);
-    // The two words are loaded once and each counter is shifted out by 4 × nibble_of(h, row)
-    // (the rows of a word: low nibbles 0–7, high 8–15); the minimum is branch-free.
     const uint64_t wa = block[h & 3];               // rows 0 and 1
     const uint64_t wb = block[4 + ((h >> 2) & 3)];  // rows 2 and 3
+#if defined(__SSE2__)
+    // Row r's counter is nibble n_r = nibble_of(h, r) of its word: rows 0 and 2 in the low 32
+    // bits (n < 8), rows 1 and 3 in the high 32 (n ≥ 8). SSE2 has no per-lane variable shift,
+    // so each counter is lifted instead: the 32 × 32-bit product x × 2^(28 − 4 (n mod 8))
+    // (pmuludq) holds nibble n mod 8 of x in bits 28–31. The four counters end up in the low
+    // bytes of two vectors; two byte minimums give the smallest: 23 instructions after the
+    // loads instead of 30 for four variable shifts (2–3 µops each) and three compare-and-moves.
+    const __m128i w = _mm_set_epi64x(static_cast<long long>(wb), static_cast<long long>(wa));
+    const __m128i lift = _mm_set_epi64x(static_cast<long long>(kLifts[(h >> 10) & 63]),
+                                        static_cast<long long>(kLifts[(h >> 4) & 63]));
+    const __m128i nibble = _mm_set1_epi64x(0xF);
+    const __m128i rows02 = _mm_and_si128(_mm_srli_epi64(_mm_mul_epu32(w, lift), 28), nibble);
+    const __m128i rows13 = _mm_and_si128(
+        _mm_srli_epi64(_mm_mul_epu32(_mm_srli_epi64(w, 32), _mm_srli_epi64(lift, 32)), 28), nibble);
+    __m128i m = _mm_min_epu8(rows02, rows13);
+    m = _mm_min_epu8(m, _mm_shuffle_epi32(m, 0x4E));  // swap the 64-bit halves
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
+#else
+    // Each counter shifted out by 4 × nibble_of(h, row); the minimum is branch-free.
     const uint32_t c0 = static_cast<uint32_t>(wa >> ((h >> 2) & 28)) & 0xF;
     const uint32_t c1 = static_cast<uint32_t>(wa >> (32 + ((h >> 5) & 28))) & 0xF;
     const uint32_t c2 = static_cast<uint32_t>(wb >> ((h >> 8) & 28)) & 0xF;
@@ -121,6 +142,7 @@ class FrequencySketch {
     const uint32_t m01 = c0 < c1 ? c0 : c1;
     const uint32_t m23 = c2 < c3 ? c2 : c3;
     return m01 < m23 ? m01 : m23;
+#endif
   }
 
   /// Halves every counter (floor) and sets additions = (additions − odd/4) / 2, where odd is the
@@ -137,20 +159,34 @@ class FrequencySketch {
     return Slot{block_of(h) + word_in_block(h, row), nibble_of(h, row)};
   }
   /// The counter of `key` in row `row`.
-  uint32_t counter(uint64_t key, unsigned row) const { return nibble(slot(key, row)); }
+  uint32_t counter(uint64_t key, unsigned row) const {
+    return nibble(slot(key, row));
+  }
   uint32_t nibble(Slot s) const {
     return static_cast<uint32_t>(words_[s.word] >> (s.nibble * 4)) & 0xF;
   }
 
   /// Counters per row.
-  uint64_t width() const { return words_.size() * 4; }
-  uint64_t sample_size() const { return sample_size_; }
+  uint64_t width() const {
+    return words_.size() * 4;
+  }
+  uint64_t sample_size() const {
+    return sample_size_;
+  }
   /// Additions counted since the last reset (after a reset: the corrected, halved count).
-  uint64_t additions() const { return sample_size_ - until_reset_; }
-  uint64_t resets() const { return resets_; }
-  const std::vector<uint64_t>& words() const { return words_; }
+  uint64_t additions() const {
+    return sample_size_ - until_reset_;
+  }
+  uint64_t resets() const {
+    return resets_;
+  }
+  const std::vector<uint64_t>& words() const {
+    return words_;
+  }
   /// Bytes of DRAM: depth × width × 4 bits = 8 bytes per word.
-  size_t memory_bytes() const { return words_.capacity() * sizeof(uint64_t); }
+  size_t memory_bytes() const {
+    return words_.capacity() * sizeof(uint64_t);
+  }
 
  private:
   static constexpr uint64_t kSeed = 0x9E3779B97F4A7C15ULL;  // the golden-ratio constant
@@ -164,9 +200,24 @@ class FrequencySketch {
     return t;
   }();
 
-  static uint64_t hash(uint64_t key) { return mix64(key ^ kSeed); }
+  // kLifts[s]: in its low 32 bits 2^(28 − 4 (s & 7)), in its high 32 bits 2^(28 − 4 (s >> 3)):
+  // the multipliers that lift the counters kUnits[s] adds to (nibbles s & 7 and 8 + (s >> 3))
+  // to bits 28–31 of the products in estimate().
+  static constexpr std::array<uint64_t, 64> kLifts = [] {
+    std::array<uint64_t, 64> t{};
+    for (unsigned s = 0; s < 64; ++s) {
+      t[s] = (uint64_t{1} << (28 - 4 * (s & 7))) | (uint64_t{1} << (32 + 28 - 4 * (s >> 3)));
+    }
+    return t;
+  }();
+
+  static uint64_t hash(uint64_t key) {
+    return mix64(key ^ kSeed);
+  }
   // The first word of h's block: ((h >> 20) & (blocks − 1)) × 8, in one shift and one mask.
-  size_t block_of(uint64_t h) const { return static_cast<size_t>((h >> 17) & block_word_mask_); }
+  size_t block_of(uint64_t h) const {
+    return static_cast<size_t>((h >> 17) & block_word_mask_);
+  }
   static size_t word_in_block(uint64_t h, unsigned row) {
     return row < 2 ? (h & 3) : 4 + ((h >> 2) & 3);
   }
