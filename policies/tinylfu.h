@@ -38,6 +38,15 @@
 // of the four-word layout (W-TinyLFU on w106: equal to 4 decimals at 1–20 %; on adaptsize: ±0.1 pp,
 // mean of 6 seeds). Deterministic: no random seed, no global state.
 //
+// The per-request path: the cache calls record() on every get and set and admit() on every
+// miss that would evict, so both are inlined into it (out of line, each call also saved and
+// restored five registers); increment() handles the key's two words as one 2 × 64-bit
+// vector and counts down to the reset; estimate() lifts the four counters with SSE2 products.
+// None of this changes a counter, an addition or a reset (tests/test_tinylfu.cpp checks them
+// in lockstep against a per-counter reference). The w106 benchmark of tests/test_tinylfu.cpp
+// (exact LRU, 10 % of the working set): 195 → 167 instructions per request with TinyLFU, 100
+// without (callgrind).
+//
 // Memory is sized by an object count, never by bytes of capacity: 8 bytes per expected object
 // (rounded up to a power of two) for the sketch, plus ~3.6–7.2 bytes per expected object for
 // the doorkeeper when enabled. (libCacheSim sizes its W-TinyLFU sketch from the byte capacity,
