@@ -9,10 +9,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "devices/null_device.h"
 #include "devices/simflash/simflash_device.h"
+#include "engine/admission.h"
 #include "engine/framework.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
+#include "sim/cell_runner.h"
 #include "sim/des.h"
 #include "sim/replay.h"
 #include "sim/timed_runner.h"
@@ -66,9 +69,9 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
   out << fmt::format("trace {}: {} requests, {} objects, working set {} B; cache {} B ({})\n",
                      config.trace_path, summary.requests, summary.unique_objects,
                      summary.working_set_bytes, cc.capacity_bytes, config.capacity_fraction);
-  out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10} {:>12} {:>10} {:>11} {:>11}\n", "frame",
-                     "policy", "mode", "requests", "seconds", "Mreq/s", "hit_ratio", "index_B/obj",
-                     "queue_B/obj");
+  out << fmt::format("{:<6} {:<6} {:<8} {:<10} {:>12} {:>10} {:>12} {:>10} {:>11} {:>11} {:>9}\n",
+                     "frame", "policy", "admit", "mode", "requests", "seconds", "Mreq/s",
+                     "hit_ratio", "index_B/obj", "queue_B/obj", "overhead");
   if (config.streamed) {
     // The ceiling of every streamed row: the reader alone on one thread (zstd decoding and
     // record parsing), no cache.
@@ -79,8 +82,8 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       for (size_t n; (n = reader->read(batch)) != 0;) d.requests += n;
       return d;
     });
-    out << fmt::format("{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10}\n", "-", "-", "decode",
-                       m.requests, m.seconds, m.requests / m.seconds / 1e6, "-");
+    out << fmt::format("{:<6} {:<6} {:<8} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10}\n", "-", "-",
+                       "-", "decode", m.requests, m.seconds, m.requests / m.seconds / 1e6, "-");
     out.flush();
   }
   for (const std::string& framework : config.frameworks) {
@@ -95,46 +98,63 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       pc.name = name;
       pc.segments = config.segments;
       pc.validate();
-      auto run = [&](bool streamed) {
-        return best_of(config.repeat, [&] {
-          Measurement m;
-          with_policy(pc, [&](auto policy) {
-            with_framework(fc, cc, std::move(policy), [&](auto& cache) {
-              HitStats stats;
-              stats.reserve(summary.unique_objects);
-              if constexpr (requires { cache.reserve(size_t{}); }) {
-                cache.reserve(cc.capacity_bytes * summary.unique_objects /
-                              std::max<uint64_t>(1, summary.working_set_bytes));
-              }
-              if (streamed) {
-                PrefetchReader reader(open_trace(tc));  // as run_cell streams
-                m.requests = replay_stream(cache, reader, stats, 0);
-              } else {
-                m.requests = replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
-              }
-              m.hit_ratio =
-                  static_cast<double>(stats.counters().hits) /
-                  static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
-              m.index_bytes_per_object =
-                  static_cast<double>(cache.index_bytes()) /
-                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
-              m.queue_bytes_per_object =
-                  static_cast<double>(cache.queue_bytes()) /
-                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
+      // The objects a full cache holds: the reserve of the index and TinyLFU's sketch size.
+      const uint64_t expected_objects =
+          expected_cached_objects(cc.capacity_bytes, cc.unit_size, summary);
+      // In-memory seconds of the "none" row, for the overhead of the admission rows after it.
+      double plain_seconds = 0;
+      for (const std::string& admission : config.admissions) {
+        AdmissionConfig ac;
+        ac.name = admission;
+        ac.validate();
+        auto run = [&](bool streamed) {
+          return best_of(config.repeat, [&] {
+            Measurement m;
+            NullDevice device{DeviceConfig{}};
+            with_policy(pc, [&](auto policy) {
+              with_admission(ac, expected_objects, [&](auto adm) {
+                with_framework(fc, cc, std::move(policy), device, std::move(adm), [&](auto& cache) {
+                  HitStats stats;
+                  stats.reserve(summary.unique_objects);
+                  cache.reserve(expected_objects);
+                  if (streamed) {
+                    PrefetchReader reader(open_trace(tc));  // as run_cell streams
+                    m.requests = replay_stream(cache, reader, stats, 0);
+                  } else {
+                    m.requests =
+                        replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
+                  }
+                  m.hit_ratio =
+                      static_cast<double>(stats.counters().hits) /
+                      static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
+                  m.index_bytes_per_object =
+                      static_cast<double>(cache.index_bytes()) /
+                      static_cast<double>(std::max<size_t>(1, cache.object_count()));
+                  m.queue_bytes_per_object =
+                      static_cast<double>(cache.queue_bytes()) /
+                      static_cast<double>(std::max<size_t>(1, cache.object_count()));
+                });
+              });
             });
+            return m;
           });
-          return m;
-        });
-      };
-      for (bool streamed : {false, true}) {
-        if (streamed && !config.streamed) continue;
-        const Measurement m = run(streamed);
-        out << fmt::format(
-            "{:<6} {:<6} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f} {:>11.1f}\n",
-            framework, name, streamed ? "streamed" : "in-memory", m.requests, m.seconds,
-            m.requests / m.seconds / 1e6, m.hit_ratio, m.index_bytes_per_object,
-            m.queue_bytes_per_object);
-        out.flush();
+        };
+        for (bool streamed : {false, true}) {
+          if (streamed && !config.streamed) continue;
+          const Measurement m = run(streamed);
+          std::string overhead;
+          if (!streamed && admission == "none") plain_seconds = m.seconds;
+          if (!streamed && admission != "none" && plain_seconds > 0) {
+            overhead = fmt::format("{:+.1f} %", 100 * (m.seconds / plain_seconds - 1));
+          }
+          out << fmt::format(
+              "{:<6} {:<6} {:<8} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f} {:>11.1f} "
+              "{:>9}\n",
+              framework, name, admission, streamed ? "streamed" : "in-memory", m.requests,
+              m.seconds, m.requests / m.seconds / 1e6, m.hit_ratio, m.index_bytes_per_object,
+              m.queue_bytes_per_object, overhead);
+          out.flush();
+        }
       }
     }
   }

@@ -1,4 +1,4 @@
-// sim/bench.h — `flashpq bench`: requests per second of each policy on the exact framework;
+// sim/bench.h — `flashpq bench`: requests per second of each framework, policy and admission;
 // `flashpq bench --des`: events per second of the discrete-event timed mode.
 #pragma once
 
@@ -24,6 +24,11 @@ struct BenchConfig {
   uint32_t insertion_points = 8;
   /// ripq, sipq: block size as a fraction of the cache capacity. Default 1/256 (§6 setting).
   double block_fraction = 1.0 / 256;
+  /// Admission policies to measure each framework and policy with ("none", "tinylfu"), at
+  /// their defaults (engine/admission.h). A "tinylfu" row after a "none" row of the same
+  /// framework and policy also prints TinyLFU's overhead: its time over the "none" row's,
+  /// minus 1 (issue 3's target: at most 30 %). Default {"none"}.
+  std::vector<std::string> admissions = {"none"};
   /// Timed repetitions per measurement; the best is reported. Default 3.
   int repeat = 3;
   /// Also measure replay streamed from the file (zstd decoding included), and the reader alone

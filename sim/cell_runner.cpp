@@ -86,6 +86,16 @@ ResultRow head_columns(const CellConfig& cell) {
 
 }  // namespace
 
+uint64_t expected_cached_objects(uint64_t capacity_bytes, bool unit_size,
+                                 const TraceSummary& summary) {
+  if (unit_size) return std::max<uint64_t>(1, capacity_bytes);
+  const uint64_t mean_object_bytes =
+      summary.unique_objects
+          ? std::max<uint64_t>(1, summary.working_set_bytes / summary.unique_objects)
+          : 1;
+  return std::max<uint64_t>(1, capacity_bytes / mean_object_bytes);
+}
+
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   CacheConfig cache = cell.cache;
   const uint64_t working_set = cache.unit_size ? summary.unique_objects : summary.working_set_bytes;
@@ -133,13 +143,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
     return r.requests;
   };
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only; never reaches results
-  // Sketches are sized by an object count, never by bytes (TinyLFU, engine/admission.h).
-  const uint64_t mean_object_bytes =
-      summary.unique_objects
-          ? std::max<uint64_t>(1, summary.working_set_bytes / summary.unique_objects)
-          : 1;
-  const uint64_t expected_objects = std::max<uint64_t>(
-      1, cache.unit_size ? cache.capacity_bytes : cache.capacity_bytes / mean_object_bytes);
+  const uint64_t expected_objects =
+      expected_cached_objects(cache.capacity_bytes, cache.unit_size, summary);
   stats.reserve(summary.unique_objects);
   auto body = [&](auto& c) {
     if constexpr (requires { c.reserve(size_t{}); }) c.reserve(expected_objects);

@@ -28,6 +28,14 @@ using ResultRow = std::vector<Column>;
 /// Throws on failure (the sweep records the message in the row's `error` column).
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary);
 
+/// How many objects a cache of `capacity_bytes` is expected to hold on a trace: the capacity in
+/// unit-size mode, else the capacity over the trace's mean object size (working set ÷ unique
+/// objects, floored, at least 1 byte); at least 1. It sizes the index reserve and TinyLFU's
+/// sketch (an object count, never bytes: engine/admission.h); run_cell and `flashpq bench` both
+/// use it, so they build the same sketch.
+uint64_t expected_cached_objects(uint64_t capacity_bytes, bool unit_size,
+                                 const TraceSummary& summary);
+
 /// The row of a cell that failed: the same columns, metrics empty, `error` set.
 ResultRow failed_row(const CellConfig& cell, const std::string& error);
 

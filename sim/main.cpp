@@ -1,10 +1,10 @@
 // sim/main.cpp — the `flashpq` command line (CLI11).
 //
 //   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--force-destroy=SERIAL]
-//   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--segments L] [--repeat N]
-//   flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition F]
-//   flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json]
-//   flashpq device check PATH
+//   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--admission none,tinylfu]
+//   [--repeat N] flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition
+//   F] flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json] flashpq device
+//   check PATH
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), or `device check`
 // found reasons to refuse the device; 2 bad command line or configuration (nothing ran).
@@ -111,6 +111,12 @@ int main(int argc, char** argv) {
   bench->add_option("--segments", bc.segments, "L for slru and gdsf")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  bench
+      ->add_option("--admission", bc.admissions,
+                   "Admission policies to measure (none, tinylfu); tinylfu after none also "
+                   "prints its overhead")
+      ->delimiter(',')
+      ->capture_default_str();
   bench->add_option("--repeat", bc.repeat, "Repetitions; the best is reported")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));

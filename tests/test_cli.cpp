@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "experiments/experiment.h"
+#include "fmt/format.h"
 #include "tests/test_util.h"
 
 namespace flashpq {
@@ -340,6 +342,60 @@ TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]")
   CHECK_FALSE(line_of("output").empty());
   CHECK_THAT(r.out, Contains("--set"));
   CHECK_THAT(r.out, Contains("-o,--output"));
+}
+
+// The bench and `flashpq run` build their caches apart (sim/bench.cpp, sim/cell_runner.cpp):
+// the same framework, policy and admission at the same capacity must give the same hit ratio.
+TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hit ratios as run",
+          "[cli]") {
+  TempDir dir;
+  const Result r = flashpq(dir, "bench --trace " + q(kTrace) +
+                                    " --fraction 0.05 --frameworks exact,ripq --policies lru "
+                                    "--admission none,tinylfu --no-streamed --repeat 1");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // frame policy admit mode requests seconds Mreq/s hit_ratio index_B/obj queue_B/obj [overhead]
+  std::map<std::string, std::vector<std::string>> rows;
+  for (const auto& l : lines(r.out)) {
+    std::istringstream in(l);
+    std::vector<std::string> f;
+    for (std::string w; in >> w;) f.push_back(w);
+    if (f.size() >= 10 && f[3] == "in-memory") rows[f[0] + "/" + f[2]] = f;
+  }
+  REQUIRE(rows.size() == 4);
+  CHECK(rows["exact/none"].size() == 10);  // no overhead column
+  REQUIRE(rows["exact/tinylfu"].size() == 12);
+  CHECK(rows["exact/tinylfu"][11] == "%");
+  const std::string overhead = rows["exact/tinylfu"][10];  // "+31.3" or "-5.4"
+  CHECK((overhead.front() == '+' || overhead.front() == '-'));
+  CHECK(std::stod(overhead) > -100.0);
+
+  // The same four cells through `flashpq run`; the bench prints hit ratios to 4 decimals.
+  // RIPQ's block is the bench's default, capacity / 256 = floor(13942711 / 256).
+  dir.write("same.yaml",
+            "name: same\ntrace:\n  path: " + kTrace +
+                "\ncache: {capacity: 0.05}\npolicy: {name: lru}\n"
+                "framework: {block_size: 54463}\nmatrix:\n"
+                "  framework.name: [exact, ripq]\n  admission.name: [none, tinylfu]\n");
+  const Result run = flashpq(dir, "run same.yaml -o same.csv");
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto csv = parse_csv(slurp(dir.file("same.csv")));
+  REQUIRE(csv.size() == 5);
+  const auto frameworks = column(csv, "framework.name");
+  const auto admissions = column(csv, "admission.name");
+  const auto ratios = column(csv, "object_hit_ratio");
+  for (size_t i = 0; i < 4; ++i) {
+    INFO(frameworks[i] << "/" << admissions[i]);
+    const auto& row = rows[frameworks[i] + "/" + admissions[i]];
+    REQUIRE(row.size() >= 10);
+    CHECK(row[7] == fmt::format("{:.4f}", std::stod(ratios[i])));
+  }
+  CHECK(rows["exact/none"][7] != rows["exact/tinylfu"][7]);
+
+  const Result bad = flashpq(dir, "bench --trace " + q(kTrace) + " --admission lfu --repeat 1");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Contains("'lfu'"));
 }
 
 TEST_CASE("flashpq bench --des runs the timed mode; a bad profile exits 2", "[cli][des]") {
