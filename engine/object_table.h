@@ -176,6 +176,8 @@ class ObjectTable {
   size_t buckets() const { return buckets_.size(); }
   /// Number of entries the slab has room for without reallocating.
   size_t slab_capacity() const { return entries_.capacity(); }
+  /// Number of handles ever issued: every handle is below it (freed ones are reissued first).
+  size_t handles() const { return entries_.size(); }
 
   /// Bytes of DRAM held by the index and the slab, measured from their allocated capacities:
   /// bucket capacity × 4 B + slab capacity × 28 B.

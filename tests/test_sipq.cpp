@@ -180,9 +180,11 @@ TEST_CASE("sipq: hand-computed log with LRU, θ = 0.5 (unit sizes, B = 2 objects
   // G needs a new buffer: slot2 is sealed and slot0, the tail, reclaimed. Its A is in the VC
   // (reinserted), its B is not (evicted).
   CHECK(q.victim(1) == handle(cache, B));
-  cache.access(get(G));  // VC drops E: [G F A]; write(4, 2); reclaim slot0: read A, evict B,
-                         // trim(0, 2); the new object first, then the reinsertion: slot0 [G A]
-  CHECK(device.log == std::vector<Io>{W(4, 2), R(0, 1), T(0, 2)});
+  cache.access(get(G));  // VC drops E: [G F A]; write(4, 2); reclaim slot0: read its header
+                         // (one logical block, 1 unit here), read A, evict B, trim(0, 2); the
+                         // new object first, then the reinsertion: slot0 [G A]
+  CHECK(device.log == std::vector<Io>{W(4, 2), R(0, 1), R(0, 1), T(0, 2)});
+  CHECK(q.header_reads() == 1);
   CHECK(!cache.contains(B));
   CHECK(q.device_offset(handle(cache, G)) == 0);
   CHECK(q.device_offset(handle(cache, A)) == 1);
@@ -191,10 +193,12 @@ TEST_CASE("sipq: hand-computed log with LRU, θ = 0.5 (unit sizes, B = 2 objects
   CHECK(cache.object_count() == 6);  // A C D E F G: dropped objects stay cached
   device.log.clear();
 
-  // H: VC drops F: [H G A]; write(0, 2); reclaim slot1 [C D]: both outside, evicted; trim.
+  // H: VC drops F: [H G A]; write(0, 2); reclaim slot1 [C D]: read its header; both outside,
+  // evicted; trim.
   CHECK(q.victim(1) == handle(cache, C));
   cache.access(get(H));
-  CHECK(device.log == std::vector<Io>{W(0, 2), T(2, 2)});
+  CHECK(device.log == std::vector<Io>{W(0, 2), R(2, 1), T(2, 2)});
+  CHECK(q.header_reads() == 2);
   CHECK(!cache.contains(C));
   CHECK(!cache.contains(D));
   for (uint64_t k : {A, E, F, G, H}) CHECK(cache.contains(k));
@@ -335,7 +339,10 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
       CHECK(device.counters().write_bytes == q.sealed_blocks() * block);
       CHECK(device.counters().write_bytes + q.buffer_fill_bytes() >= q.counters().placed_bytes);
       CHECK(device_wa >= 0.95);  // only the unsealed buffer is not written yet
-      CHECK(device.counters().reads == 0);
+      // The only reads: one header per reclaimed block (every seal after the first lap).
+      CHECK(q.header_reads() == q.sealed_blocks() - (q.slots() - 1));
+      CHECK(device.counters().reads == q.header_reads());
+      CHECK(device.counters().read_bytes == q.header_reads() * q.header_bytes());
       CHECK(device.counters().trimmed_bytes == (q.sealed_blocks() - (q.slots() - 1)) * block);
       check_balance(cache);
     }
@@ -483,6 +490,49 @@ void check_invariants_every_request(const P& policy, const CacheConfig& config,
   }
   CHECK(cache.evictions() > 0);
   if (stall_drops) *stall_drops = cache.queue().stall_drops();
+}
+
+TEST_CASE("sipq: index memory is the entry plus an 8-byte location (none with GDSF's heap)",
+          "[frameworks][index]") {
+  // Per object SIPQ keeps its location (block, VC bit, offset), not its block's object list:
+  // reclaims read the block's header (see sipq_queue.h). A relative VC's segments use all
+  // three entry words, so the location is an 8-byte side vector grown as grow_for_handle()
+  // grows; the heap of an absolute VC uses only `prev`, so the location fills `next` and
+  // `slot` and the index is the table plus GDSF's 1-byte counts.
+  const auto& reqs = load_trace(kAdaptsize);
+  std::unordered_set<uint64_t> keys;
+  for (const Request& r : reqs) keys.insert(r.key);
+  const uint64_t capacity = keys.size() / 10;  // unit sizes: objects
+  for (const char* name : {"fifo", "lru", "slru", "gdsf"}) {
+    INFO(name);
+    NullDevice device{DeviceConfig{}};
+    with_policy(policy_config(name, 3), [&](auto p) {
+      using P = decltype(p);
+      Cache<P, SipqQueueFor<P>> cache(cache_config(capacity, true), sipq(capacity / 256, 0.5),
+                                      std::move(p), device);
+      cache.reserve(capacity);
+      for (const Request& r : reqs) cache.access(r);
+      REQUIRE(cache.queue().check_invariants() == "");
+      const auto& t = cache.table();
+      const size_t table = t.buckets() * sizeof(Handle) + t.slab_capacity() * sizeof(ObjectEntry);
+      CHECK(t.memory_bytes() == table);
+      double limit = 0;
+      if constexpr (P::kKind == PriorityKind::kAbsolute) {
+        CHECK(cache.index_bytes() == table + cache.policy().memory_bytes());
+        limit = 34.0;  // 28 + buckets (at most 4 × 3/4) + GDSF's count
+      } else {
+        // grow_for_handle's sizes: n → n + n/4 + 16, until past every handle.
+        size_t locations = 0;
+        while (locations < t.handles()) locations += locations / 4 + 16;
+        CHECK(cache.index_bytes() == table + 8 * locations);
+        limit = 43.0;  // 28 + buckets + 8 × 5/4
+      }
+      const double per_object =
+          static_cast<double>(cache.index_bytes()) / static_cast<double>(cache.object_count());
+      CHECK(per_object >= 28.0);
+      CHECK(per_object <= limit);
+    });
+  }
 }
 
 TEST_CASE("sipq: invariants after every request on random sequences", "[frameworks]") {

@@ -21,8 +21,18 @@
 // superseded copy; those that no longer fit seal the buffer in turn (reclaiming the next tail,
 // whose reinsertions queue behind them). Putting the new object first means it always fits in
 // one step, and an object nearly as large as B never leaves a buffer of reinsertions sealed
-// mostly empty. A queued reinsertion the VC has dropped meanwhile is evicted instead. No read is
-// needed to find the tail's objects: SIPQ keeps every key in memory.
+// mostly empty. A queued reinsertion the VC has dropped meanwhile is evicted instead.
+//
+// Block headers. Which objects a tail block holds is read from the block itself, as RIPQ reads
+// its block headers at delete-min (§4.2, §4.4) and as a log-structured flash cache reads a
+// region it reclaims: each block carries a header of its objects' keys and offsets, written
+// with the block, and a reclaim begins with one device read of the logical block size at the
+// block's offset (header_reads() counts them). The simulator keeps a DRAM copy of the headers
+// only to replay that read (header_model_bytes(), not SIPQ's cost). A header record is the
+// object's current copy only while the object's location names this block and offset; deletes,
+// replacements and reinsertions leave stale records behind and need no other bookkeeping. So
+// DRAM holds per object only its location, 8 bytes: block (31 bits), VC membership (1 bit) and
+// offset — not the links of per-block object lists.
 //
 // Usable capacity. The buffer is the M-th block: it is always written to the slot reclaimed when
 // it was opened, so the cache holds M−1 sealed blocks plus the buffer, i.e. up to M·B bytes
@@ -120,7 +130,9 @@ class SipqQueue {
         vc_config_(vc_framework(ctx.framework)),
         vc_(QueueContext{ctx.table, ctx.device, vc_config_, std::max<uint64_t>(1, vc_capacity_),
                          ctx.grid, EvictionSink{}}),
-        blocks_(slots_) {
+        blocks_(slots_),
+        headers_(slots_),
+        header_bytes_(std::max<uint64_t>(1, ctx.device.logical_block_bytes())) {
     counters_.dram_buffer_bytes = block_;
   }
 
@@ -137,8 +149,8 @@ class SipqQueue {
     if (fill_ + size <= block_) return kNoHandle;
     const uint32_t next = head_ + 1 == slots_ ? 0 : head_ + 1;
     if (!blocks_[next].sealed) return kNoHandle;
-    for (Handle x = blocks_[next].head; x != kNoHandle; x = loc_[x].next) {
-      if (!(loc_[x].block & kInVc)) return x;
+    for (const Content& c : headers_[next]) {
+      if (holds(next, c) && !(block_word(c.handle) & kInVc)) return c.handle;
     }
     return kNoHandle;
   }
@@ -149,9 +161,12 @@ class SipqQueue {
   /// insert(x, p) of §4.1 on SIPQ: into the VC, then appended to the log (may evict through the
   /// sink). REQUIRES: h not queued; admits(size of h).
   void insert(Handle h, double p) {
-    if (h >= loc_.size()) [[unlikely]]
-      grow_for_handle(loc_, h);
-    loc_[h] = Location{};
+    if constexpr (!kAbsolute) {
+      if (h >= loc_.size()) [[unlikely]]
+        grow_for_handle(loc_, h);
+    }
+    block_word(h) = kNoSlot;
+    offset_word(h) = 0;
     const uint32_t size = table_[h].size_bytes;
     if (vc_capacity_ > 0) enter_vc(h, p, size);
     reclaims_ = 0;
@@ -169,7 +184,7 @@ class SipqQueue {
   /// REQUIRES: h queued.
   void increase(Handle h, double p) {
     if (vc_capacity_ == 0) return;
-    if (loc_[h].block & kInVc) {
+    if (block_word(h) & kInVc) {
       vc_.increase(h, p);
     } else {
       enter_vc(h, p, table_[h].size_bytes);
@@ -178,7 +193,7 @@ class SipqQueue {
 
   /// The VC's priority of h, or the lowest priority outside it (see the file comment).
   double priority(Handle h) const {
-    if (loc_[h].block & kInVc) return vc_.priority(h);
+    if (block_word(h) & kInVc) return vc_.priority(h);
     return outside_priority();
   }
 
@@ -186,16 +201,16 @@ class SipqQueue {
   /// buffer (no I/O), else one device read of its bytes in the log, widened to whole logical
   /// blocks as a reinsertion's read is. REQUIRES: h queued.
   void read_hit(Handle h) {
-    if ((loc_[h].block & ~kInVc) == head_) return;  // still in the buffer
+    if ((block_word(h) & ~kInVc) == head_) return;  // still in the buffer
     device_.read_covering(device_offset(h), table_[h].size_bytes);
   }
 
   /// Removes h wherever it is (a delete or a replacement). REQUIRES: h queued.
   void remove(Handle h) {
     const uint32_t size = table_[h].size_bytes;
-    if (loc_[h].block & kInVc) {
+    if (block_word(h) & kInVc) {
       vc_.remove(h);
-      loc_[h].block &= ~kInVc;
+      block_word(h) &= ~kInVc;
     }
     unlink(h, size);
     used_bytes_ -= size;
@@ -206,14 +221,22 @@ class SipqQueue {
   uint64_t used_bytes() const { return used_bytes_; }
   const FrameworkCounters& counters() const { return counters_; }
 
-  /// Per-object DRAM outside the entries: the objects' log locations (index map state; the VC's
-  /// links live in the entries).
+  /// Per-object DRAM outside the entries: the objects' log locations, 8 bytes each with a
+  /// relative VC (index map state; the VC's links live in the entries), none with an absolute
+  /// VC (the location fills the entry words the heap leaves free).
   size_t index_bytes() const { return loc_.capacity() * sizeof(Location) + vc_.index_bytes(); }
   /// DRAM of SIPQ's own structures: the block table, the reinsertion queue and the VC's (the
-  /// write buffer is counters().dram_buffer_bytes).
+  /// write buffer is counters().dram_buffer_bytes). The block headers are on flash and not
+  /// counted (see the file comment and header_model_bytes()).
   size_t queue_bytes() const {
     return blocks_.capacity() * sizeof(Block) + carry_.capacity() * sizeof(Handle) +
            vc_.queue_bytes();
+  }
+  /// DRAM the simulator spends on its copy of the on-flash block headers (not counted above).
+  size_t header_model_bytes() const {
+    size_t bytes = headers_.capacity() * sizeof(std::vector<Content>);
+    for (const std::vector<Content>& h : headers_) bytes += h.capacity() * sizeof(Content);
+    return bytes;
   }
 
   // ---- introspection, for tests and reports ----
@@ -231,20 +254,24 @@ class SipqQueue {
   uint64_t padding_bytes() const { return padding_; }
   /// Bytes of the objects in the VC.
   uint64_t vc_bytes() const { return vc_capacity_ > 0 ? vc_.used_bytes() : 0; }
-  bool in_vc(Handle h) const { return (loc_[h].block & kInVc) != 0; }
+  bool in_vc(Handle h) const { return (block_word(h) & kInVc) != 0; }
   /// Objects the VC's delete-min has dropped (an object can drop more than once).
   uint64_t vc_drops() const { return vc_drops_; }
   /// Objects dropped by the stall guard (see the file comment).
   uint64_t stall_drops() const { return stall_drops_; }
   /// Blocks written (sealed) so far; device write bytes = sealed_blocks() · B.
   uint64_t sealed_blocks() const { return sealed_blocks_; }
+  /// Block headers read (one per reclaimed block), each one device read of header_bytes().
+  uint64_t header_reads() const { return header_reads_; }
+  /// Bytes of one header read: the device's logical block size (at least 1).
+  uint64_t header_bytes() const { return header_bytes_; }
   /// Bytes appended to the current write buffer (objects, live or not).
   uint64_t buffer_fill_bytes() const { return fill_; }
   /// The slot of the current write buffer.
   uint32_t buffer_slot() const { return head_; }
   /// Where h's copy is: the device offset it was (or will be) written at.
   uint64_t device_offset(Handle h) const {
-    return uint64_t{loc_[h].block & ~kInVc} * block_ + loc_[h].offset;
+    return uint64_t{block_word(h) & ~kInVc} * block_ + offset_word(h);
   }
   /// The VC itself.
   const VC& virtual_cache() const { return vc_; }
@@ -252,28 +279,32 @@ class SipqQueue {
   /// Checks the block lists, byte counts and VC membership; returns "" or what is wrong. O(n),
   /// for tests.
   std::string check_invariants() const {
-    uint64_t live = 0, in_vc_bytes = 0, padding = 0;
+    uint64_t live = 0, in_vc_bytes = 0, padding = 0, objects = 0;
+    std::vector<uint8_t> counted;  // by handle
     for (uint32_t s = 0; s < slots_; ++s) {
       const Block& b = blocks_[s];
-      if (s != head_ && !b.sealed && b.head != kNoHandle) return "unsealed slot holds objects";
+      if (s != head_ && !b.sealed && !headers_[s].empty()) return "unsealed slot has a header";
       if (!b.sealed && b.padding != 0) return "padding of an unsealed slot";
       padding += b.padding;
-      uint64_t bytes = 0, end = 0;
-      Handle prev = kNoHandle;
-      for (Handle x = b.head; x != kNoHandle; prev = x, x = loc_[x].next) {
-        const Location& l = loc_[x];
-        if ((l.block & ~kInVc) != s) return "object in the wrong block list";
-        if (l.prev != prev) return "broken back link";
-        if (l.offset < end) return "overlapping or unordered copies";
-        end = uint64_t{l.offset} + table_[x].size_bytes;
+      uint64_t bytes = 0, end = 0, last = 0;
+      for (const Content& c : headers_[s]) {
+        if (c.offset < last) return "unordered header records";
+        last = c.offset;
+        if (!holds(s, c)) continue;  // stale (its handle may name another object by now)
+        // A zero-size object's stale record can share its successor's offset: count it once.
+        if (c.handle >= counted.size()) counted.resize(c.handle + 1, 0);
+        if (counted[c.handle]++) continue;
+        if (c.offset < end) return "overlapping copies";
+        end = uint64_t{c.offset} + table_[c.handle].size_bytes;
         if (end > block_ || (s == head_ && end > fill_)) return "copy past its block";
-        bytes += table_[x].size_bytes;
-        if (l.block & kInVc) in_vc_bytes += table_[x].size_bytes;
+        bytes += table_[c.handle].size_bytes;
+        ++objects;
+        if (block_word(c.handle) & kInVc) in_vc_bytes += table_[c.handle].size_bytes;
       }
-      if (b.tail != prev) return "wrong tail";
       if (bytes != b.live_bytes) return "block live bytes";
       live += bytes;
     }
+    if (objects != table_.size()) return "an object without a live header record";
     if (live != used_bytes_) return "used bytes";
     if (in_vc_bytes != vc_bytes()) return "VC bytes";
     if (padding != padding_) return "padding";
@@ -287,21 +318,50 @@ class SipqQueue {
 
  private:
   static constexpr uint32_t kInVc = uint32_t{1} << 31;
+  // The slot field of an object in no block: between its removal and the handle's reuse, and
+  // while a reinsertion waits in carry_.
+  static constexpr uint32_t kNoSlot = kInVc - 1;
 
-  // Per handle: the links of its block's list (log order) and where its copy is.
+  // Per handle: where its copy is, 8 bytes.
   struct Location {
-    Handle prev = kNoHandle;
-    Handle next = kNoHandle;
-    uint32_t block = 0;   // slot | kInVc
-    uint32_t offset = 0;  // within the block, bytes
+    uint32_t block;   // slot (kNoSlot if none) | kInVc
+    uint32_t offset;  // within the block, bytes
+  };
+  static_assert(sizeof(Location) == 8);
+  // One record of a block's header (see the file comment): the header on flash records keys
+  // and offsets; the model records handles.
+  struct Content {
+    Handle handle;
+    uint32_t offset;
   };
   struct Block {
-    Handle head = kNoHandle;  // oldest copy
-    Handle tail = kNoHandle;  // newest copy
     uint64_t live_bytes = 0;
     uint64_t padding = 0;  // B minus the bytes appended, set when sealed
     bool sealed = false;   // written and not yet reclaimed
   };
+
+  // An object's location words: with an absolute VC, the entry's next and slot, which
+  // ExactAbsoluteQueue leaves free (it keeps the heap position in prev); with a relative VC,
+  // whose segments use all three entry words, loc_.
+  uint32_t& block_word(Handle h) const {
+    if constexpr (kAbsolute) {
+      return table_[h].slot;
+    } else {
+      return loc_[h].block;
+    }
+  }
+  uint32_t& offset_word(Handle h) const {
+    if constexpr (kAbsolute) {
+      return table_[h].next;
+    } else {
+      return loc_[h].offset;
+    }
+  }
+
+  // Whether header record c of slot s is its object's current copy.
+  bool holds(uint32_t s, const Content& c) const {
+    return (block_word(c.handle) & ~kInVc) == s && offset_word(c.handle) == c.offset;
+  }
 
   static uint32_t checked_slots(const QueueContext& ctx) {
     const uint64_t b = ctx.framework.block_size_bytes;
@@ -312,7 +372,7 @@ class SipqQueue {
                                   std::to_string(b) + " B: " + why);
     };
     if (m < 2) fail("the log needs at least 2 blocks, found " + std::to_string(m));
-    if (m >= kInVc) fail("more than 2^31 blocks");
+    if (m >= kNoSlot) fail("2^31 - 1 blocks or more");
     if (b % ctx.device.logical_block_bytes() != 0) {
       fail("block size not a multiple of the device's logical block size " +
            std::to_string(ctx.device.logical_block_bytes()) + " B");
@@ -343,14 +403,14 @@ class SipqQueue {
     if (size > limit) return;
     while (vc_.used_bytes() + size > limit) drop_vc_min();
     vc_.insert(x, p);
-    loc_[x].block |= kInVc;
+    block_word(x) |= kInVc;
   }
 
   void drop_vc_min() {
     const Handle m = vc_.min();
     if constexpr (kAbsolute) drop_level_ = std::max(drop_level_, vc_.priority(m));
     vc_.remove(m);
-    loc_[m].block &= ~kInVc;
+    block_word(m) &= ~kInVc;
     ++vc_drops_;
   }
 
@@ -376,23 +436,30 @@ class SipqQueue {
     reclaim(head_);
   }
 
-  // Reclaims the tail block `slot`, the new buffer's slot (see the file comment).
+  // Reclaims the tail block `slot`, the new buffer's slot (see the file comment): reads its
+  // header, then each object whose record is current is queued for reinsertion (in the VC) or
+  // evicted.
   void reclaim(uint32_t slot) {
-    Block& b = blocks_[slot];
-    Handle x = b.head;
-    b = Block{};
-    while (x != kNoHandle) {
-      const Handle next = loc_[x].next;
+    device_.read(uint64_t{slot} * block_, header_bytes_);
+    ++header_reads_;
+    blocks_[slot] = Block{};
+    // Neither branch appends to a header, so the records stay put while they are walked.
+    for (const Content& c : headers_[slot]) {
+      if (!holds(slot, c)) continue;  // removed, reinserted elsewhere, or its handle reused
+      const Handle x = c.handle;
       const uint32_t size = table_[x].size_bytes;
-      if (loc_[x].block & kInVc) {
+      if (block_word(x) & kInVc) {
         // Read the old copy back, in whole logical blocks.
-        device_.read_covering(uint64_t{slot} * block_ + loc_[x].offset, size);
+        device_.read_covering(uint64_t{slot} * block_ + c.offset, size);
+        // In no block until reinserted (a zero-size object's stale record at the same offset
+        // can no longer match it).
+        block_word(x) = (block_word(x) & kInVc) | kNoSlot;
         carry_.push_back(x);
       } else {
         evict(x, size);
       }
-      x = next;
     }
+    headers_[slot].clear();  // keeps its capacity for the slot's next lap
     device_.trim(uint64_t{slot} * block_, block_);
   }
 
@@ -401,7 +468,7 @@ class SipqQueue {
     for (size_t i = 0; i < carry_.size(); ++i) {
       const Handle x = carry_[i];
       const uint32_t size = table_[x].size_bytes;
-      if (!(loc_[x].block & kInVc)) {  // dropped by the VC since its block was reclaimed
+      if (!(block_word(x) & kInVc)) {  // dropped by the VC since its block was reclaimed
         evict(x, size);
         continue;
       }
@@ -416,9 +483,11 @@ class SipqQueue {
     carry_.clear();
   }
 
-  // x leaves the cache by delete-min: the policy sees it first. x is in no block list.
+  // x leaves the cache by delete-min: the policy sees it first. Its block's live bytes are the
+  // caller's (a reclaimed block's are reset).
   void evict(Handle x, uint32_t size) {
     sink_.before_evict(x);
+    block_word(x) = kNoSlot;  // its records are stale from here, whatever reuses the handle
     used_bytes_ -= size;
     counters_.evicted_objects++;
     counters_.evicted_bytes += size;
@@ -436,35 +505,21 @@ class SipqQueue {
     }
   }
 
-  // Appends x's copy to the buffer. REQUIRES: fill_ + size <= B.
+  // Appends x's copy to the buffer and its record to the buffer's header. REQUIRES: fill_ +
+  // size <= B.
   void append(Handle x, uint32_t size) {
-    Block& b = blocks_[head_];
-    Location& l = loc_[x];
-    l.prev = b.tail;
-    l.next = kNoHandle;
-    l.block = (l.block & kInVc) | head_;
-    l.offset = static_cast<uint32_t>(fill_);
-    if (b.tail != kNoHandle)
-      loc_[b.tail].next = x;
-    else
-      b.head = x;
-    b.tail = x;
-    b.live_bytes += size;
+    block_word(x) = (block_word(x) & kInVc) | head_;
+    offset_word(x) = static_cast<uint32_t>(fill_);
+    headers_[head_].push_back(Content{x, offset_word(x)});
+    blocks_[head_].live_bytes += size;
     fill_ += size;
   }
 
+  // x's copy leaves its block (a delete or a replacement): its record goes stale.
   void unlink(Handle x, uint32_t size) {
-    const Location& l = loc_[x];
-    Block& b = blocks_[l.block & ~kInVc];
-    if (l.prev != kNoHandle)
-      loc_[l.prev].next = l.next;
-    else
-      b.head = l.next;
-    if (l.next != kNoHandle)
-      loc_[l.next].prev = l.prev;
-    else
-      b.tail = l.prev;
-    b.live_bytes -= size;
+    uint32_t& b = block_word(x);
+    blocks_[b & ~kInVc].live_bytes -= size;
+    b = (b & kInVc) | kNoSlot;
   }
 
   ObjectTable& table_;
@@ -477,7 +532,10 @@ class SipqQueue {
   FrameworkConfig vc_config_;  // before vc_: the VC's context refers to it
   VC vc_;
   std::vector<Block> blocks_;
-  std::vector<Location> loc_;  // by handle
+  std::vector<std::vector<Content>> headers_;  // by slot: the model of its on-flash header
+  mutable std::vector<Location> loc_;          // by handle; relative VC only (block_word())
+  uint64_t header_bytes_ = 1;
+  uint64_t header_reads_ = 0;
   uint32_t head_ = 0;          // the buffer's slot
   uint64_t fill_ = 0;          // bytes appended to the buffer
   uint64_t padding_ = 0;       // P: padding of the sealed blocks
