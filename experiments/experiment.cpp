@@ -547,7 +547,7 @@ std::string allowed_keys_under(const std::string& section) {
     }
   }
   if (section.empty()) {
-    for (const char* k : {"name", "output", "matrix", "zip", "trace", "cache", "policy",
+    for (const char* k : {"name", "output", "matrix", "zip", "exclude", "trace", "cache", "policy",
                           "admission", "framework", "device", "timing"}) {
       keys.emplace_back(k);
     }
@@ -670,7 +670,50 @@ struct ParsedFile {
   // zip: lists of one length that vary together, as one axis after the matrix's.
   std::vector<std::pair<std::string, std::vector<SourcedValue>>> zip;
   std::string zip_where;
+  // exclude: each entry drops the cells whose value of every key it names is one of its values.
+  struct Exclusion {
+    std::string where;
+    std::map<std::string, std::vector<SourcedValue>> values;  // key -> the values it matches
+  };
+  std::vector<Exclusion> exclude;
 };
+
+// exclude: a list of mappings from dotted keys to a value or a list of values.
+std::vector<ParsedFile::Exclusion> parse_exclude(const std::string& where, const YAML::Node& val,
+                                                 const std::string& file) {
+  const char* expected = "a list of mappings from dotted keys to a value or a list of values";
+  if (!val.IsSequence() || val.size() == 0) fail(where, "exclude", expected, YAML::Dump(val));
+  std::vector<ParsedFile::Exclusion> out;
+  for (const auto& entry : val) {
+    const std::string ewhere = where_of(file, entry);
+    if (!entry.IsMap() || entry.size() == 0) fail(ewhere, "exclude", expected, YAML::Dump(entry));
+    ParsedFile::Exclusion e{ewhere, {}};
+    for (const auto& kv : entry) {
+      const std::string key = kv.first.Scalar();
+      const std::string kwhere = where_of(file, kv.first);
+      if (!find_spec(key)) {
+        std::vector<std::string> k;
+        for (const auto& s : experiment_schema()) k.push_back(s.key);
+        throw ConfigError(
+            fmt::format("{}: unknown exclude key '{}' (allowed: {})", kwhere, key, join(k)));
+      }
+      if (e.values.count(key)) throw ConfigError(kwhere + ": key '" + key + "' given twice");
+      auto& vals = e.values[key];
+      if (is_scalar(kv.second)) {
+        vals.push_back({scalar_text(kv.second), kwhere});
+      } else if (kv.second.IsSequence() && kv.second.size() > 0) {
+        for (const auto& item : kv.second) {
+          if (!is_scalar(item)) fail(where_of(file, item), key, "a scalar value", YAML::Dump(item));
+          vals.push_back({scalar_text(item), where_of(file, item)});
+        }
+      } else {
+        fail(kwhere, key, "a value or a non-empty list of values", YAML::Dump(kv.second));
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
 
 std::vector<SourcedValue> list_values(const std::string& where_key, const std::string& key,
                                       const YAML::Node& seq, const std::string& file) {
@@ -730,6 +773,8 @@ ParsedFile parse_file(const std::string& file) {
         }
         axes.emplace_back(akey, list_values(awhere, akey, axis.second, file));
       }
+    } else if (key == "exclude") {
+      pf.exclude = parse_exclude(where, val, file);
     } else if (!val.IsMap() && !find_spec(key) && !allowed_keys_under(key).empty()) {
       fail(where, key, "a mapping of " + key + " keys (" + allowed_keys_under(key) + ")",
            is_scalar(val) ? scalar_text(val) : YAML::Dump(val));
@@ -1191,8 +1236,8 @@ const std::vector<KeySpec>& experiment_schema() {
 
 std::string schema_help() {
   std::string out =
-      "Experiment keys (YAML, dotted paths; any of them may be a list under matrix: or set "
-      "with --set KEY=VALUE):\n";
+      "Experiment keys (YAML, dotted paths; any of them may be a list under matrix: or zip:, "
+      "be matched by exclude: entries, or be set with --set KEY=VALUE):\n";
   out += fmt::format("  {:<22} {:<15} {}\n", "name", "(file stem)", "experiment name");
   out += fmt::format("  {:<22} {:<15} {}\n", "output", "results/NAME.csv",
                      "results file (.csv or .jsonl)");
@@ -1270,7 +1315,39 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
                       vals.size()));
     }
   }
-  // Cartesian product, the first axis varying slowest, the zip axis fastest.
+  // exclude: a key that varies must be given values it takes (a typo would exclude nothing).
+  for (const auto& e : pf.exclude) {
+    for (const auto& [k, vals] : e.values) {
+      const std::vector<SourcedValue>* axis = nullptr;
+      for (const auto* group : {&pf.matrix, &pf.zip}) {
+        for (const auto& [ak, avals] : *group) {
+          if (ak == k) axis = &avals;
+        }
+      }
+      if (!axis) continue;  // a fixed value: the entry matches it or not
+      for (const auto& v : vals) {
+        const bool taken = std::any_of(axis->begin(), axis->end(),
+                                       [&](const SourcedValue& a) { return a.text == v.text; });
+        if (!taken) {
+          std::vector<std::string> texts;
+          for (const auto& a : *axis) texts.push_back(a.text);
+          throw ConfigError(fmt::format("{}: exclude: '{}' is not a value of {} (its values: {})",
+                                        v.where, v.text, k, join(texts)));
+        }
+      }
+    }
+  }
+  auto excluded = [&](const std::map<std::string, SourcedValue>& values) {
+    return std::any_of(pf.exclude.begin(), pf.exclude.end(), [&](const auto& e) {
+      return std::all_of(e.values.begin(), e.values.end(), [&](const auto& kv) {
+        const std::string& text = values.at(kv.first).text;
+        return std::any_of(kv.second.begin(), kv.second.end(),
+                           [&](const SourcedValue& v) { return v.text == text; });
+      });
+    });
+  };
+  // Cartesian product, the first axis varying slowest, the zip axis fastest; excluded cells
+  // are dropped and the others numbered in order.
   size_t total = zip_len;
   for (const auto& [k, vals] : pf.matrix) total *= vals.size();
   if (total > 10'000'000) throw ConfigError(path + ": the matrix has more than 10 million cells");
@@ -1284,8 +1361,10 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
       values[k] = vals[rest % vals.size()];
       rest /= vals.size();
     }
-    ex.cells.push_back(make_cell(path, ex.name, i, values));
+    if (!pf.exclude.empty() && excluded(values)) continue;
+    ex.cells.push_back(make_cell(path, ex.name, ex.cells.size(), values));
   }
+  if (ex.cells.empty()) throw ConfigError(path + ": exclude: drops every cell of the matrix");
   return ex;
 }
 

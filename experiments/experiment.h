@@ -5,7 +5,10 @@
 // first key varying slowest; the lists under `zip:` (all of one length) vary together as one
 // more axis, varying fastest (e.g. an I/O size with the request count that suits it).
 // `--set KEY=VALUE` replaces that key everywhere, the matrix and zip included (a YAML list as
-// VALUE makes it a matrix axis, or replaces its zip list; a scalar pins it). Unknown keys, bad
+// VALUE makes it a matrix axis, or replaces its zip list; a scalar pins it). `exclude:` is a list
+// of mappings from dotted keys to a value or a list of values; a cell whose value of every key of
+// an entry is one of that entry's values is dropped, and the cells left are numbered in order
+// (a value that a matrix or zip key never takes is an error, to catch typos). Unknown keys, bad
 // units and out-of-range values are errors naming the file, the line, the key and what is allowed,
 // and they are all found before any cell runs.
 #pragma once
@@ -87,7 +90,7 @@ struct CapacitySpec {
 /// One cell: every parameter typed and validated, plus the text of each for the results row.
 struct CellConfig {
   std::string experiment;
-  size_t index = 0;  // 0-based position in the expansion
+  size_t index = 0;  // 0-based position among the cells run (the expansion less exclude:)
   TraceConfig trace;
   uint64_t seed = 1;
   double warmup = 0;  // fraction of requests in [0, 1)

@@ -891,6 +891,52 @@ TEST_CASE("zip lists vary together, fastest, and must have one length", "[experi
   CHECK_THROWS_WITH(load_experiment(twice, {}), Contains("given twice"));
 }
 
+TEST_CASE("exclude drops the cells matching every key of an entry; typos are errors",
+          "[experiments]") {
+  TempDir dir;
+  // 3 policies × 2 frameworks × 2 capacities = 12 cells; W-TinyLFU runs on exact only, and
+  // GDSF on RIPQ only at the larger capacity.
+  const std::string file =
+      dir.write("x.yaml", header() +
+                              "matrix:\n  policy.name: [lru, wtinylfu, gdsf]\n"
+                              "  framework.name: [exact, ripq]\n  cache.capacity: [0.05, 0.1]\n"
+                              "exclude:\n"
+                              "  - {policy.name: wtinylfu, framework.name: ripq}\n"
+                              "  - policy.name: gdsf\n    framework.name: [ripq]\n"
+                              "    cache.capacity: 0.05\n");
+  const Experiment ex = load_experiment(file, {});
+  std::vector<std::string> cells;
+  for (const auto& c : ex.cells) {
+    cells.push_back(param(c, "policy.name") + "/" + param(c, "framework.name") + "/" +
+                    param(c, "cache.capacity"));
+  }
+  CHECK(cells == std::vector<std::string>{"lru/exact/0.05", "lru/exact/0.1", "lru/ripq/0.05",
+                                          "lru/ripq/0.1", "wtinylfu/exact/0.05",
+                                          "wtinylfu/exact/0.1", "gdsf/exact/0.05", "gdsf/exact/0.1",
+                                          "gdsf/ripq/0.1"});
+  for (size_t i = 0; i < ex.cells.size(); ++i) CHECK(ex.cells[i].index == i);  // renumbered
+
+  // A key pinned by --set is matched as a fixed value: pinning ripq leaves lru and gdsf/0.1.
+  const Experiment pinned = load_experiment(file, {{"framework.name", "ripq"}});
+  CHECK(pinned.cells.size() == 3);
+
+  auto error_of = [&](const std::string& exclude) {
+    return config_error(dir.write("bad.yaml", header() +
+                                                  "matrix:\n  policy.name: [lru, gdsf]\n"
+                                                  "  cache.capacity: [0.05, 0.1]\n" +
+                                                  exclude));
+  };
+  // A value the axis does not take, an unknown key, a malformed entry, everything excluded.
+  CHECK_THAT(error_of("exclude:\n  - {cache.capacity: 0.10}\n"),
+             Contains("bad.yaml:8") && Contains("'0.10' is not a value of cache.capacity") &&
+                 Contains("0.05, 0.1"));
+  CHECK_THAT(error_of("exclude:\n  - {policy.nam: lru}\n"),
+             Contains("unknown exclude key 'policy.nam'"));
+  CHECK_THAT(error_of("exclude:\n  - lru\n"), Contains("exclude") && Contains("mappings"));
+  CHECK_THAT(error_of("exclude: {policy.name: lru}\n"), Contains("a list of mappings"));
+  CHECK_THAT(error_of("exclude:\n  - {policy.name: [lru, gdsf]}\n"), Contains("drops every cell"));
+}
+
 // The sweep.
 
 // Reads a file's lines (our rows here never contain line breaks).
