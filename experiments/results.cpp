@@ -1,7 +1,12 @@
 #include "experiments/results.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
+
+#include "fmt/format.h"
 
 namespace flashpq {
 
@@ -51,9 +56,158 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+bool is_json_results(const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.extension() == ".jsonl" || p.extension() == ".json";
+}
+
+namespace {
+
+// Splits CSV text into records (RFC 4180, as csv_field() writes them): each record's fields,
+// its text without the line break, and the line it starts on. A last record without its line
+// break is reported apart.
+struct CsvRecord {
+  std::vector<std::string> fields;
+  std::string text;
+  size_t line = 0;
+};
+
+std::vector<CsvRecord> split_csv(const std::string& data, const std::string& path,
+                                 bool& truncated_tail) {
+  std::vector<CsvRecord> records;
+  size_t line = 1, i = 0;
+  while (i < data.size()) {
+    CsvRecord r;
+    r.line = line;
+    const size_t start = i;
+    std::string field;
+    bool quoted = false, ended = false;
+    for (; i < data.size(); ++i) {
+      const char ch = data[i];
+      if (quoted) {
+        if (ch == '"' && i + 1 < data.size() && data[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else if (ch == '"') {
+          quoted = false;
+        } else {
+          if (ch == '\n') ++line;
+          field += ch;
+        }
+      } else if (ch == '"') {
+        if (!field.empty()) {
+          throw std::runtime_error(
+              fmt::format("{}:{}: a quote inside an unquoted field", path, line));
+        }
+        quoted = true;
+      } else if (ch == ',') {
+        r.fields.push_back(std::move(field));
+        field.clear();
+      } else if (ch == '\n') {
+        r.fields.push_back(std::move(field));
+        r.text = data.substr(start, i - start);
+        ++line;
+        ++i;
+        ended = true;
+        break;
+      } else {
+        field += ch;
+      }
+    }
+    if (!ended) {  // the file ends inside this record: an unfinished write
+      truncated_tail = true;
+      break;
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+}  // namespace
+
+StoredResults read_results(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open the results file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string data = buf.str();
+  StoredResults out;
+  if (!is_json_results(path)) {
+    const auto records = split_csv(data, path, out.truncated_tail);
+    if (records.empty()) return out;
+    out.columns = records.front().fields;
+    for (size_t k = 1; k < records.size(); ++k) {
+      const CsvRecord& r = records[k];
+      if (r.fields.size() != out.columns.size()) {
+        throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, r.line,
+                                             r.fields.size(), out.columns.size()));
+      }
+      StoredRow row;
+      row.text = r.text;
+      for (size_t c = 0; c < r.fields.size(); ++c) row.fields[out.columns[c]] = r.fields[c];
+      out.rows.push_back(std::move(row));
+    }
+    return out;
+  }
+  size_t line = 0;
+  for (size_t i = 0; i < data.size();) {
+    ++line;
+    const size_t end = data.find('\n', i);
+    if (end == std::string::npos) {  // an unfinished write
+      out.truncated_tail = true;
+      break;
+    }
+    StoredRow row;
+    row.text = data.substr(i, end - i);
+    i = end + 1;
+    YAML::Node node;
+    try {
+      node = YAML::Load(row.text);
+    } catch (const YAML::Exception& e) {
+      throw std::runtime_error(fmt::format("{}:{}: not a JSON object: {}", path, line, e.msg));
+    }
+    if (!node.IsMap())
+      throw std::runtime_error(fmt::format("{}:{}: not a JSON object", path, line));
+    std::vector<std::string> columns;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      columns.push_back(key);
+      row.fields[key] = kv.second.IsNull() ? "" : kv.second.Scalar();
+    }
+    if (out.columns.empty()) out.columns = columns;
+    if (columns != out.columns) {
+      throw std::runtime_error(fmt::format("{}:{}: other keys than the first line's", path, line));
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+ResultsWriter::ResultsWriter(const std::string& path, const std::vector<std::string>& columns,
+                             const std::vector<std::string>& kept)
+    : path_(path), json_(is_json_results(path)), columns_(columns) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream t(tmp, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!t) throw std::runtime_error(tmp + ": cannot create the results file");
+    if (!json_) {
+      for (size_t i = 0; i < columns.size(); ++i) t << (i ? "," : "") << csv_field(columns[i]);
+      t << '\n';
+    }
+    for (const std::string& text : kept) t << text << '\n';
+    t.flush();
+    if (!t) throw std::runtime_error(tmp + ": write error");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot replace it with " + tmp + ": " + ec.message());
+  out_.open(path, std::ios::out | std::ios::app | std::ios::binary);
+  if (!out_) throw std::runtime_error(path + ": cannot reopen the results file");
+}
+
 ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
   const std::filesystem::path p(path);
-  json_ = p.extension() == ".jsonl" || p.extension() == ".json";
+  json_ = is_json_results(path);
   if (p.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(p.parent_path(), ec);

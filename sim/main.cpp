@@ -1,6 +1,6 @@
 // sim/main.cpp — the `flashpq` command line (CLI11).
 //
-//   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--force-destroy=SERIAL]
+//   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--resume] [--force-destroy=SERIAL]
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--admission none,tinylfu]
 //   [--repeat N] flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition
 //   F] flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json] flashpq device
@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
                   "KEY=VALUE: replace KEY everywhere, the matrix included; a list [a,b] makes "
                   "it a matrix axis (repeatable)");
   run->add_option("-o,--output", output, "Results file (.csv, or .jsonl for JSON Lines)");
+  bool resume = false;
+  run->add_flag("--resume", resume,
+                "Keep the finished rows of an existing results file and run only the cells "
+                "without one (failed cells run again); without it the file is replaced");
   std::string force_destroy;
   const char* force_help =
       "Block devices: write the device even though it carries a filesystem or partition-table "
@@ -162,7 +166,7 @@ int main(int argc, char** argv) {
       for (CellConfig& cell : ex.cells) cell.device.block.force_destroy = force_destroy;
       const std::string out = output.empty() ? ex.output : output;
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
-      const size_t failed = run_experiment(ex, out, std::cerr);
+      const size_t failed = run_experiment(ex, out, std::cerr, resume);
       if (failed) {
         std::cerr << "flashpq: " << failed << " of " << ex.cells.size()
                   << " cells failed; their rows carry the error\n";

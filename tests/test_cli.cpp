@@ -291,6 +291,95 @@ TEST_CASE("flashpq run: a cell that fails exits 1 and its row carries the error"
   CHECK_FALSE(column(csv, "hits")[0].empty());
 }
 
+// A row's fields without wall_seconds (the one column that is not a function of the cell).
+std::vector<std::string> without_wall(const std::vector<std::string>& header,
+                                      std::vector<std::string> row) {
+  for (size_t i = 0; i < header.size() && i < row.size(); ++i) {
+    if (header[i] == "wall_seconds") row[i].clear();
+  }
+  return row;
+}
+
+TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]") {
+  TempDir dir;
+  dir.write("two.yaml", two_cells());
+  REQUIRE(flashpq(dir, "run two.yaml -o full.csv").status == 0);
+  const std::string full = slurp(dir.file("full.csv"));
+  const auto full_lines = lines(full);
+  REQUIRE(full_lines.size() == 3);
+
+  SECTION("an interrupted CSV: the finished row is kept as written, the unfinished one rerun") {
+    // The header, cell 0's row, and the first 40 bytes of cell 1's: a write cut short.
+    dir.write("cut.csv", full_lines[0] + "\n" + full_lines[1] + "\n" + full_lines[2].substr(0, 40));
+    const Result r = flashpq(dir, "run two.yaml -o cut.csv --resume");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Contains("1 finished rows kept") && Contains("unfinished last row dropped"));
+    CHECK_THAT(r.err, Contains("[1/2] finished before"));
+    const auto cut = lines(slurp(dir.file("cut.csv")));
+    REQUIRE(cut.size() == 3);
+    CHECK(cut[0] == full_lines[0]);
+    CHECK(cut[1] == full_lines[1]);  // byte for byte: not run again
+    const auto csv = parse_csv(slurp(dir.file("cut.csv")));
+    const auto ref = parse_csv(full);
+    CHECK(without_wall(csv[0], csv[2]) == without_wall(ref[0], ref[2]));
+    // Resuming a complete file runs nothing and changes nothing.
+    const std::string before = slurp(dir.file("cut.csv"));
+    const Result again = flashpq(dir, "run two.yaml -o cut.csv --resume");
+    CHECK(again.status == 0);
+    CHECK_THAT(again.err, Contains("2 finished rows kept") && Contains("[2/2] finished before"));
+    CHECK(slurp(dir.file("cut.csv")) == before);
+    // Without --resume the file is replaced, not appended to.
+    REQUIRE(flashpq(dir, "run two.yaml -o cut.csv").status == 0);
+    CHECK(lines(slurp(dir.file("cut.csv"))).size() == 3);
+  }
+  SECTION("JSON Lines") {
+    REQUIRE(flashpq(dir, "run two.yaml -o full.jsonl").status == 0);
+    const auto json = lines(slurp(dir.file("full.jsonl")));
+    REQUIRE(json.size() == 2);
+    dir.write("cut.jsonl", json[0] + "\n");
+    const Result r = flashpq(dir, "run two.yaml -o cut.jsonl --resume");
+    REQUIRE(r.status == 0);
+    const auto cut = lines(slurp(dir.file("cut.jsonl")));
+    REQUIRE(cut.size() == 2);
+    CHECK(cut[0] == json[0]);
+    auto strip = [](std::string l) {  // drop "wall_seconds":NUMBER
+      const size_t at = l.find("\"wall_seconds\":");
+      return at == std::string::npos ? l : l.substr(0, at) + l.substr(l.find(',', at));
+    };
+    CHECK(strip(cut[1]) == strip(json[1]));
+  }
+  SECTION("a failed cell runs again once its cause is fixed") {
+    dir.write("bad.oracleGeneral", std::string(30, '\x01'));  // one record and a truncated one
+    dir.write("mixed.yaml", "matrix:\n  trace.path: [" + kTrace + ", bad.oracleGeneral]\n");
+    CHECK(flashpq(dir, "run mixed.yaml -o m.csv").status == 1);
+    const std::string first_row = lines(slurp(dir.file("m.csv")))[1];
+    dir.write("bad.oracleGeneral", std::string(48, '\x01'));  // now two whole records
+    const Result r = flashpq(dir, "run mixed.yaml -o m.csv --resume");
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.err, Contains("1 finished rows kept, 1 failed rows to run again"));
+    const auto csv = parse_csv(slurp(dir.file("m.csv")));
+    REQUIRE(csv.size() == 3);
+    CHECK(lines(slurp(dir.file("m.csv")))[1] == first_row);
+    CHECK(column(csv, "error") == std::vector<std::string>{"", ""});
+    CHECK(column(csv, "trace_requests")[1] == "2");
+  }
+  SECTION("a file with other columns is refused and left as it was") {
+    dir.write("other.csv", "a,b\n1,2\n");
+    const Result r = flashpq(dir, "run two.yaml -o other.csv --resume");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains("other.csv: cannot resume") && Contains("column 1: 'a'"));
+    CHECK(slurp(dir.file("other.csv")) == "a,b\n1,2\n");
+    dir.write("broken.csv", full_lines[0] + "\n1,2\n");  // a record of 2 fields
+    const std::string broken = slurp(dir.file("broken.csv"));
+    const Result b = flashpq(dir, "run two.yaml -o broken.csv --resume");
+    CHECK(b.status == 2);
+    CHECK_THAT(b.err, Contains("broken.csv:2: 2 fields"));
+    CHECK(slurp(dir.file("broken.csv")) == broken);
+  }
+}
+
 // main.cpp documents "2 bad command line or configuration (nothing ran)", but CLI11_PARSE returns
 // CLI11's own exit codes (105 ValidationError, 106 RequiredError, 109 ExtrasError).
 TEST_CASE("flashpq: a bad command line exits 2", "[cli]") {

@@ -176,5 +176,64 @@ TEST_CASE("a results file that cannot be created throws std::runtime_error", "[r
   CHECK_THROWS_AS(ResultsWriter(dir.file("adir")), std::runtime_error);
 }
 
+// read_results is the resume path's reader: what the writer wrote, it reads back field for field
+// (the writer is the reference), and each row's text is its record as written.
+TEST_CASE("read_results reads back what the writer wrote, CSV and JSON Lines", "[results]") {
+  TempDir dir;
+  for (const char* name : {"rows.csv", "rows.jsonl"}) {
+    INFO(name);
+    const std::string path = dir.file(name);
+    ResultRow tricky = awkward_row("slru");
+    tricky.push_back({"control", std::string("a\tb\\c\x01"), false});
+    std::vector<ResultRow> written = {awkward_row(), tricky, awkward_row("fifo")};
+    for (auto& row : written) {
+      if (row.size() < tricky.size()) row.push_back({"control", "", false});
+    }
+    {
+      ResultsWriter w(path);
+      for (const auto& row : written) w.write(row);
+    }
+    const StoredResults r = read_results(path);
+    CHECK_FALSE(r.truncated_tail);
+    REQUIRE(r.rows.size() == 3);
+    REQUIRE(r.columns.size() == tricky.size());
+    for (size_t i = 0; i < 3; ++i) {
+      for (size_t c = 0; c < written[i].size(); ++c) {
+        INFO(written[i][c].name);
+        CHECK(r.columns[c] == written[i][c].name);
+        CHECK(r.rows[i].fields.at(written[i][c].name) == written[i][c].text);
+      }
+    }
+    // The texts, each followed by a line break, are the file after its header.
+    std::string body;
+    for (const auto& row : r.rows) body += row.text + "\n";
+    const std::string file = slurp(path);
+    CHECK(file.substr(file.size() - body.size()) == body);
+
+    // An unfinished last record is reported and left out; a resumed writer keeps the rows.
+    std::ofstream(path, std::ios::app)
+        << (std::string(name) == "rows.csv" ? "plain,\"lr" : "{\"exp");
+    const StoredResults cut = read_results(path);
+    CHECK(cut.truncated_tail);
+    CHECK(cut.rows.size() == 3);
+    {
+      ResultsWriter w(path, cut.columns, {cut.rows[0].text, cut.rows[2].text});
+      w.write(written[1]);
+    }
+    const StoredResults again = read_results(path);
+    CHECK_FALSE(again.truncated_tail);
+    REQUIRE(again.rows.size() == 3);
+    CHECK(again.rows[0].text == r.rows[0].text);
+    CHECK(again.rows[1].text == r.rows[2].text);
+    CHECK(again.rows[2].text == r.rows[1].text);
+    CHECK_FALSE(fs::exists(path + ".tmp"));
+  }
+  CHECK_THROWS_WITH(read_results(dir.file("absent.csv")), Catch::Contains("cannot open"));
+  std::ofstream(dir.file("bad.csv")) << "a,b\n1,2\n3\n";
+  CHECK_THROWS_WITH(read_results(dir.file("bad.csv")), Catch::Contains("bad.csv:3: 1 fields"));
+  std::ofstream(dir.file("bad.jsonl")) << "{\"a\":1}\n[1, 2]\n";
+  CHECK_THROWS_WITH(read_results(dir.file("bad.jsonl")), Catch::Contains("bad.jsonl:2"));
+}
+
 }  // namespace
 }  // namespace flashpq
