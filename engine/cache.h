@@ -84,7 +84,7 @@ class Cache {
 
   /// Applies one request. Returns true if and only if it is a get that hit.
   /// Always inlined into the replay loop: with TinyLFU's inlined sketch in it, GCC otherwise
-  /// emits it (and find_to_front) out of line, which cost exact LRU + TinyLFU 28 of its 196
+  /// emits it (and find_to_front) out of line, which cost exact LRU + TinyLFU 30 of its 198
   /// instructions per request on w106 (callgrind) and half of TinyLFU's time overhead.
   [[gnu::always_inline]] bool access(const Request& r) {
     if constexpr (A::kEnabled) {

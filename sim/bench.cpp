@@ -34,13 +34,12 @@ struct Measurement {
   double queue_bytes_per_object = 0;  // Cache::queue_bytes() / cached objects at the end
 };
 
+// The fastest of `repeat` runs of body(), which times itself (Measurement::seconds).
 template <class Body>
 Measurement best_of(int repeat, Body&& body) {
   Measurement best;
   for (int i = 0; i < repeat; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Measurement m = body();
-    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Measurement m = body();
     if (m.seconds < best.seconds) best = m;
   }
   return best;
@@ -77,9 +76,11 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
     // record parsing), no cache.
     const Measurement m = best_of(config.repeat, [&] {
       Measurement d;
+      const auto t0 = std::chrono::steady_clock::now();
       auto reader = open_trace(tc);
       std::array<Request, 4096> batch;
       for (size_t n; (n = reader->read(batch)) != 0;) d.requests += n;
+      d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return d;
     });
     out << fmt::format("{:<6} {:<6} {:<8} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10}\n", "-", "-",
@@ -101,59 +102,74 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       // The objects a full cache holds: the reserve of the index and TinyLFU's sketch size.
       const uint64_t expected_objects =
           expected_cached_objects(cc.capacity_bytes, cc.unit_size, summary);
-      // In-memory seconds of the "none" row, for the overhead of the admission rows after it.
-      double plain_seconds = 0;
-      for (const std::string& admission : config.admissions) {
+      // One timed replay of every admission, streamed or from memory.
+      auto run_once = [&](const std::string& admission, bool streamed) {
         AdmissionConfig ac;
         ac.name = admission;
         ac.validate();
-        auto run = [&](bool streamed) {
-          return best_of(config.repeat, [&] {
-            Measurement m;
-            NullDevice device{DeviceConfig{}};
-            with_policy(pc, [&](auto policy) {
-              with_admission(ac, expected_objects, [&](auto adm) {
-                with_framework(fc, cc, std::move(policy), device, std::move(adm), [&](auto& cache) {
-                  HitStats stats;
-                  stats.reserve(summary.unique_objects);
-                  cache.reserve(expected_objects);
-                  if (streamed) {
-                    PrefetchReader reader(open_trace(tc));  // as run_cell streams
-                    m.requests = replay_stream(cache, reader, stats, 0);
-                  } else {
-                    m.requests =
-                        replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
-                  }
-                  m.hit_ratio =
-                      static_cast<double>(stats.counters().hits) /
-                      static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
-                  m.index_bytes_per_object =
-                      static_cast<double>(cache.index_bytes()) /
-                      static_cast<double>(std::max<size_t>(1, cache.object_count()));
-                  m.queue_bytes_per_object =
-                      static_cast<double>(cache.queue_bytes()) /
-                      static_cast<double>(std::max<size_t>(1, cache.object_count()));
-                });
-              });
+        Measurement m;
+        const auto t0 = std::chrono::steady_clock::now();
+        NullDevice device{DeviceConfig{}};
+        with_policy(pc, [&](auto policy) {
+          with_admission(ac, expected_objects, [&](auto adm) {
+            with_framework(fc, cc, std::move(policy), device, std::move(adm), [&](auto& cache) {
+              HitStats stats;
+              stats.reserve(summary.unique_objects);
+              cache.reserve(expected_objects);
+              if (streamed) {
+                PrefetchReader reader(open_trace(tc));  // as run_cell streams
+                m.requests = replay_stream(cache, reader, stats, 0);
+              } else {
+                m.requests = replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
+              }
+              m.hit_ratio =
+                  static_cast<double>(stats.counters().hits) /
+                  static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
+              m.index_bytes_per_object =
+                  static_cast<double>(cache.index_bytes()) /
+                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
+              m.queue_bytes_per_object =
+                  static_cast<double>(cache.queue_bytes()) /
+                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
             });
-            return m;
           });
-        };
-        for (bool streamed : {false, true}) {
-          if (streamed && !config.streamed) continue;
-          const Measurement m = run(streamed);
-          std::string overhead;
-          if (!streamed && admission == "none") plain_seconds = m.seconds;
-          if (!streamed && admission != "none" && plain_seconds > 0) {
-            overhead = fmt::format("{:+.1f} %", 100 * (m.seconds / plain_seconds - 1));
-          }
-          out << fmt::format(
-              "{:<6} {:<6} {:<8} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f} {:>11.1f} "
-              "{:>9}\n",
-              framework, name, admission, streamed ? "streamed" : "in-memory", m.requests,
-              m.seconds, m.requests / m.seconds / 1e6, m.hit_ratio, m.index_bytes_per_object,
-              m.queue_bytes_per_object, overhead);
-          out.flush();
+        });
+        m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return m;
+      };
+      auto print = [&](const std::string& admission, bool streamed, const Measurement& m,
+                       const std::string& overhead) {
+        out << fmt::format(
+            "{:<6} {:<6} {:<8} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f} {:>11.1f} "
+            "{:>9}\n",
+            framework, name, admission, streamed ? "streamed" : "in-memory", m.requests, m.seconds,
+            m.requests / m.seconds / 1e6, m.hit_ratio, m.index_bytes_per_object,
+            m.queue_bytes_per_object, overhead);
+        out.flush();
+      };
+      // In memory, the admissions take turns within each repetition, so that a change in the
+      // machine's load during the measurement falls on all of them alike and the overhead
+      // compares best times taken under the same conditions.
+      std::vector<Measurement> best(config.admissions.size());
+      for (int rep = 0; rep < config.repeat; ++rep) {
+        for (size_t a = 0; a < config.admissions.size(); ++a) {
+          const Measurement m = run_once(config.admissions[a], false);
+          if (m.seconds < best[a].seconds) best[a] = m;
+        }
+      }
+      const auto none = std::find(config.admissions.begin(), config.admissions.end(), "none");
+      for (size_t a = 0; a < config.admissions.size(); ++a) {
+        std::string overhead;
+        if (none != config.admissions.end() && config.admissions[a] != "none") {
+          const double plain = best[none - config.admissions.begin()].seconds;
+          overhead = fmt::format("{:+.1f} %", 100 * (best[a].seconds / plain - 1));
+        }
+        print(config.admissions[a], false, best[a], overhead);
+      }
+      if (config.streamed) {
+        for (const std::string& admission : config.admissions) {
+          print(admission, true, best_of(config.repeat, [&] { return run_once(admission, true); }),
+                "");
         }
       }
     }

@@ -25,9 +25,10 @@ struct BenchConfig {
   /// ripq, sipq: block size as a fraction of the cache capacity. Default 1/256 (§6 setting).
   double block_fraction = 1.0 / 256;
   /// Admission policies to measure each framework and policy with ("none", "tinylfu"), at
-  /// their defaults (engine/admission.h). A "tinylfu" row after a "none" row of the same
-  /// framework and policy also prints TinyLFU's overhead: its time over the "none" row's,
-  /// minus 1 (issue 3's target: at most 30 %). Default {"none"}.
+  /// their defaults (engine/admission.h). In memory they take turns within each repetition, so
+  /// a change of the machine's load falls on all of them alike; when "none" is among them, every
+  /// other row also prints its overhead: its best time over the best time of "none", minus 1
+  /// (issue 3's target: at most 30 %). Default {"none"}.
   std::vector<std::string> admissions = {"none"};
   /// Timed repetitions per measurement; the best is reported. Default 3.
   int repeat = 3;
@@ -37,9 +38,10 @@ struct BenchConfig {
 };
 
 /// Decodes the trace into memory, then for each framework and policy replays it `repeat` times
-/// through a fresh cache with full hit accounting and prints requests/s (in memory: policy and
-/// framework cost alone; streamed: decoding included, on a second thread). Prints a table to
-/// `out`; returns 0. Throws std::invalid_argument for an unknown policy or framework.
+/// per admission (in turns, see `admissions`) through a fresh cache with full hit accounting and
+/// prints requests/s (in memory: policy and framework cost alone; streamed: decoding included, on a
+/// second thread). Prints a table to `out`; returns 0. Throws std::invalid_argument for an unknown
+/// policy or framework.
 int run_bench(const BenchConfig& config, std::ostream& out);
 
 /// `flashpq bench --des`: the discrete-event engine's speed (issue 4 item 7: ≥ 2 M events/s).

@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   bench
       ->add_option("--admission", bc.admissions,
-                   "Admission policies to measure (none, tinylfu); tinylfu after none also "
-                   "prints its overhead")
+                   "Admission policies to measure (none, tinylfu), taking turns in each "
+                   "repetition; with none among them, the others also print their overhead")
       ->delimiter(',')
       ->capture_default_str();
   bench->add_option("--repeat", bc.repeat, "Repetitions; the best is reported")
