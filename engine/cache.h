@@ -125,24 +125,37 @@ class Cache {
   uint64_t admission_rejections() const { return rejected_; }
   const A& admission() const { return admission_; }
 
-  /// DRAM of the index map (RIPQ paper §4.2: keys and their metadata): the buckets and entries
-  /// of the ObjectTable, and the per-object state the queue and the policy keep by handle
-  /// (locations, priorities, GDSF's counts), measured from allocated capacities.
+  /// DRAM of the index map (RIPQ paper §4.2, "Index Map": keys and their metadata — locations,
+  /// sizes, block ids; see engine/queue.h): the ObjectTable's buckets and entries less the
+  /// entry words the queue orders objects with (Q::kOrderWords), plus the locations the queue
+  /// keeps by handle. Measured from allocated capacities.
   size_t index_bytes() const {
-    size_t bytes = table_.memory_bytes() + queue_.index_bytes();
+    return table_.memory_bytes() - order_word_bytes() + queue_.index_bytes();
+  }
+  /// DRAM of the queue structure (§4.2, "Queue Structure": what orders the objects): the entry
+  /// words the queue orders objects with, the queue's own structures (segments, heap, blocks,
+  /// sections, histogram, absolute priorities) and the policy's per-object state (GDSF's
+  /// counts), from allocated capacities. The block buffers are apart, in
+  /// FrameworkCounters::dram_buffer_bytes. index_bytes() + queue_bytes() is the framework's
+  /// DRAM besides its buffers.
+  size_t queue_bytes() const {
+    size_t bytes = order_word_bytes() + queue_.queue_bytes();
     if constexpr (requires { policy_.memory_bytes(); }) bytes += policy_.memory_bytes();
     return bytes;
   }
-  /// DRAM of the framework's queue structure besides the index map (§4.2 "Queue Structure":
-  /// segments, heap, blocks and sections), from allocated capacities. The block buffers are
-  /// apart, in FrameworkCounters::dram_buffer_bytes.
-  size_t queue_bytes() const { return queue_.queue_bytes(); }
+  /// DRAM of the admission policy (TinyLFU's sketch and doorkeeper; 0 without admission).
+  size_t admission_bytes() const { return admission_.memory_bytes(); }
 
   const P& policy() const { return policy_; }
   const Q& queue() const { return queue_; }
   const ObjectTable& table() const { return table_; }
 
  private:
+  // The entry words (of prev, next, slot) the queue uses to order objects, over the slab.
+  size_t order_word_bytes() const {
+    return table_.slab_capacity() * sizeof(uint32_t) * Q::kOrderWords;
+  }
+
   // The size the object occupies: 1 in unit-size mode.
   uint32_t size_of(const Request& r) const { return config_.unit_size ? 1u : r.size_bytes; }
 

@@ -20,6 +20,9 @@
 // key held as two 32-bit words (Key64) so the entry is 4-byte aligned (x86 loads an 8-byte key
 // at a 4-byte boundary at full speed).
 // Per object: 28 B + 2–4 B of buckets + the slab's spare capacity (grown by 1/4, not doubled).
+// Of the entry, the key, size and chain link (16 B) are index map; the three framework words are
+// index map where they locate the object and queue structure where they order it (list links,
+// segment, heap position): Cache::index_bytes() and queue_bytes() split them (engine/queue.h).
 #pragma once
 
 #include <algorithm>

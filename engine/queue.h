@@ -18,12 +18,29 @@
 //   void remove(Handle);                      a delete or a replacement: drop the object
 //   uint64_t used_bytes() const;              bytes of cached objects
 //   const FrameworkCounters& counters() const;
-//   size_t index_bytes() const;               DRAM of per-object state the queue keeps by
-//                                             handle outside the entries (locations,
-//                                             priorities): part of the index map (§4.2)
-//   size_t queue_bytes() const;               DRAM of the queue's own structures (segments,
-//                                             heap, blocks and sections, allocators)
+//   static constexpr unsigned kOrderWords;    how many of the entry's three framework words
+//                                             (prev, next, slot) the queue uses to order
+//                                             objects — list links, segment, heap position —
+//                                             rather than to locate them (see below)
+//   size_t index_bytes() const;               DRAM of index-map state the queue keeps by
+//                                             handle outside the entries (locations)
+//   size_t queue_bytes() const;               DRAM of the queue structure outside the entries:
+//                                             segments, heap, blocks and sections, histogram,
+//                                             per-object priorities, allocators
 // Relative queues take p ∈ [0, 1]; absolute queues take any finite p.
+//
+// DRAM is reported in the three parts of the RIPQ paper's §4.2, by what a byte does, not by
+// where it is stored (Cache::index_bytes(), queue_bytes()):
+//   * the index map — "an in-memory hash table which associates all objects' keys with their
+//     metadata, including their locations in RAM or flash, sizes, and block IDs" (§4.2; the
+//     paper's entry is ~20 B plus 2 B for RIPQ's virtual block id): the table's buckets, each
+//     entry's key, size and chain link, and the framework words that locate the object
+//     (device block, offset, virtual block) or that the framework leaves unused;
+//   * the queue structure — what orders the objects: the framework words used as links,
+//     segment or heap position (kOrderWords of them per entry), the queue's own structures and
+//     per-object priorities, and the policy's per-object state (GDSF's counts);
+//   * the block buffers (FrameworkCounters::dram_buffer_bytes).
+// A framework's DRAM per cached object is the sum of the first two.
 //
 // Eviction protocol: the queue calls sink.before_evict(h) while h is still queued (so the
 // policy can read its priority, e.g. GDSF's clock), then unlinks h, counts it, and removes it

@@ -27,7 +27,7 @@ const char* const kMetricNames[] = {
     "reinserted_bytes", "superseded_bytes", "wa_implementation", "wa_host", "host_bytes_written",
     "device_writes", "device_reads", "device_read_bytes", "trims", "trimmed_bytes",
     "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes", "index_bytes_per_object",
-    "queue_bytes",
+    "queue_bytes", "queue_bytes_per_object", "admission_bytes",
     // simflash only (empty on other devices): FTL counters after the warm-up, erase counts
     // over all erase blocks at the end of the run, wa_ftl = NAND ÷ host pages written and
     // wa_combined = wa_host × wa_ftl = NAND bytes ÷ miss bytes (direct: wa_ftl, every host
@@ -115,7 +115,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   HitStats stats;
   HitCounters direct_counted;  // framework direct: requests, reads, writes, trims, bytes
   const bool direct = cell.framework.name == "direct";
-  uint64_t replayed = 0, objects = 0, used = 0, index_bytes = 0, queue_bytes = 0;
+  uint64_t replayed = 0, objects = 0, used = 0, index_bytes = 0, queue_bytes = 0,
+           admission_bytes = 0;
   Snapshot warm, end;
   // Simulated time (sim/timed_runner.h): the same functional steps, issued at their arrivals.
   const bool timed = cell.timing.mode == TimingMode::kSimulated;
@@ -176,6 +177,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
     used = c.used_bytes();
     index_bytes = c.index_bytes();
     queue_bytes = c.queue_bytes();
+    admission_bytes = c.admission_bytes();
   };
   if (direct) {
     // No cache: block I/O straight to the device (sim/direct.h).
@@ -284,6 +286,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(index_bytes),
       num(objects ? static_cast<double>(index_bytes) / static_cast<double>(objects) : std::nan("")),
       num(queue_bytes),
+      num(objects ? static_cast<double>(queue_bytes) / static_cast<double>(objects) : std::nan("")),
+      num(admission_bytes),
       flash(ftl.host_pages_written),
       flash(ftl.nand_pages_written),
       flash(ftl.nand_pages_written * page_bytes),

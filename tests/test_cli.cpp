@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -443,19 +444,27 @@ TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hi
                                     "--admission none,tinylfu --no-streamed --repeat 1");
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  // frame policy admit mode requests seconds Mreq/s hit_ratio index_B/obj queue_B/obj [overhead]
+  // frame policy admit mode requests seconds Mreq/s hit_ratio index_B/obj queue_B/obj
+  // total_B/obj admit_B/obj [overhead]
   std::map<std::string, std::vector<std::string>> rows;
   for (const auto& l : lines(r.out)) {
     std::istringstream in(l);
     std::vector<std::string> f;
     for (std::string w; in >> w;) f.push_back(w);
-    if (f.size() >= 10 && f[3] == "in-memory") rows[f[0] + "/" + f[2]] = f;
+    if (f.size() >= 12 && f[3] == "in-memory") rows[f[0] + "/" + f[2]] = f;
   }
   REQUIRE(rows.size() == 4);
-  CHECK(rows["exact/none"].size() == 10);  // no overhead column
-  REQUIRE(rows["exact/tinylfu"].size() == 12);
-  CHECK(rows["exact/tinylfu"][11] == "%");
-  const std::string overhead = rows["exact/tinylfu"][10];  // "+31.3" or "-5.4"
+  REQUIRE(rows["exact/none"].size() == 12);  // no overhead column
+  REQUIRE(rows["exact/tinylfu"].size() == 14);
+  CHECK(rows["exact/tinylfu"][13] == "%");
+  const std::string overhead = rows["exact/tinylfu"][12];  // "+31.3" or "-5.4"
+  for (const auto& [name, f] : rows) {
+    INFO(name);
+    // total = index + queue, each printed to 0.1 B.
+    CHECK(std::abs(std::stod(f[10]) - std::stod(f[8]) - std::stod(f[9])) <= 0.11);
+    // The sketch's bytes per cached object: none without admission.
+    CHECK((std::stod(f[11]) > 0) == (f[2] == "tinylfu"));
+  }
   CHECK((overhead.front() == '+' || overhead.front() == '-'));
   CHECK(std::stod(overhead) > -100.0);
 

@@ -807,11 +807,11 @@ TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
   const auto rows = run_all(dir, header() +
                                      "matrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
                                      "  cache.capacity: [4KiB, 0.01, 0.1, 0.5]\n"
-                                     "  warmup: [0, 0.2]\n");
-  REQUIRE(rows.size() == 32);
+                                     "  warmup: [0, 0.2]\n  admission.name: [none, tinylfu]\n");
+  REQUIRE(rows.size() == 64);
   for (const RowMap& r : rows) {
     INFO(r.at("policy.name") << " capacity " << r.at("cache.capacity") << " warmup "
-                             << r.at("warmup"));
+                             << r.at("warmup") << " admission " << r.at("admission.name"));
     const uint64_t gets = u64(r, "get_requests");
     const uint64_t hits = u64(r, "hits");
     const uint64_t bytes_req = u64(r, "bytes_requested");
@@ -830,10 +830,20 @@ TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
       CHECK(u64(r, "index_bytes") > 0);
       CHECK(dbl(r, "index_bytes_per_object") == static_cast<double>(u64(r, "index_bytes")) /
                                                     static_cast<double>(u64(r, "cached_objects")));
-      // Every cached object has its 28-byte entry in the index map.
-      CHECK(u64(r, "index_bytes") >= 28 * u64(r, "cached_objects"));
+      CHECK(dbl(r, "queue_bytes_per_object") == static_cast<double>(u64(r, "queue_bytes")) /
+                                                    static_cast<double>(u64(r, "cached_objects")));
+      // Every cached object's key, size and chain link (16 B) are in the index map, and its
+      // 28-byte entry is split between the index map and the queue structure.
+      CHECK(u64(r, "index_bytes") >= 16 * u64(r, "cached_objects"));
+      CHECK(u64(r, "index_bytes") + u64(r, "queue_bytes") >= 28 * u64(r, "cached_objects"));
     }
     CHECK(r.count("queue_bytes") == 1);
+    // The sketch: none without admission; with TinyLFU at least its 8 words (FrequencySketch).
+    if (r.at("admission.name") == "none") {
+      CHECK(u64(r, "admission_bytes") == 0);
+    } else {
+      CHECK(u64(r, "admission_bytes") >= 64);
+    }
     CHECK(dbl(r, "wall_seconds") >= 0);
     CHECK(r.at("error").empty());
   }

@@ -30,6 +30,9 @@ namespace flashpq {
 /// engine/queue.h. Does not own objects.
 class ExactAbsoluteQueue {
  public:
+  /// prev is the object's heap position; next and slot are unused (engine/queue.h).
+  static constexpr unsigned kOrderWords = 1;
+
   /// REQUIRES: ctx.capacity_bytes >= 1; ctx's references outlive the queue.
   explicit ExactAbsoluteQueue(const QueueContext& ctx)
       : table_(ctx.table),

@@ -35,6 +35,10 @@ namespace flashpq {
 /// ObjectTable in the context.
 class ExactRelativeQueue {
  public:
+  /// prev and next link the object in its segment's list and slot is its segment: all three
+  /// entry words order objects (engine/queue.h).
+  static constexpr unsigned kOrderWords = 3;
+
   /// REQUIRES: ctx.grid >= 1, ctx.capacity_bytes >= 1; ctx's references outlive the queue.
   explicit ExactRelativeQueue(const QueueContext& ctx)
       : table_(ctx.table),

@@ -63,6 +63,10 @@ namespace flashpq {
 template <PriorityKind kKind>
 class RipqQueue {
  public:
+  /// None: slot holds the device block (and the 8-bit nominal priority), prev the offset in
+  /// it and next the virtual block — the block ids and location §4.2 puts in the index map.
+  static constexpr unsigned kOrderWords = 0;
+
   /// Builds the queue over ctx.capacity_bytes / block_size_bytes device slots.
   /// Throws std::invalid_argument if the capacity holds fewer than reserved_blocks + 2 blocks
   /// or more than 2^22 (block ids are 24 bits in the object entry).
@@ -210,23 +214,23 @@ class RipqQueue {
 
   const FrameworkCounters& counters() const { return counters_; }
 
-  /// Per-object DRAM outside the entries: GDSF's absolute priorities (none for relative
-  /// priorities, whose nominal value is in the entry).
-  size_t index_bytes() const { return absolute_.capacity() * sizeof(double); }
+  /// Index-map DRAM outside the entries: none (every block id and offset is in the entry).
+  size_t index_bytes() const { return 0; }
 
   /// DRAM of RIPQ's queue structure (§4.2): the block and section records, the order of
-  /// sections, the Fenwick tree, the free slots and the histogram, from their allocated
-  /// capacities. The block headers (every object's handle and offset in its device block,
-  /// §4.2: "within each block, a header records all object keys and their offsets") are not
-  /// counted: RIPQ writes them on flash with the block and reads them back at delete-min (one
-  /// device read of the logical block size, counted); this simulator keeps a copy in DRAM only
-  /// to replay that read, reported by header_model_bytes().
+  /// sections, the Fenwick tree, the free slots, the histogram and GDSF's absolute priorities
+  /// (8 bytes per handle; none for relative priorities), from their allocated capacities. The block
+  /// headers (every object's handle and offset in its device block, §4.2: "within each block, a
+  /// header records all object keys and their offsets") are not counted: RIPQ writes them on flash
+  /// with the block and reads them back at delete-min (one device read of the logical block size,
+  /// counted); this simulator keeps a copy in DRAM only to replay that read, reported by
+  /// header_model_bytes().
   size_t queue_bytes() const {
     return blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
            order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
            free_slots_.size() * sizeof(uint32_t) + list_pos_.capacity() * sizeof(uint32_t) +
            tree_.capacity() * sizeof(uint64_t) + free_blocks_.capacity() * sizeof(uint32_t) +
-           free_sections_.capacity() * sizeof(uint32_t);
+           free_sections_.capacity() * sizeof(uint32_t) + absolute_.capacity() * sizeof(double);
   }
 
   /// DRAM the simulator spends on its copy of the on-flash block headers (see queue_bytes()).

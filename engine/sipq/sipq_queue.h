@@ -114,6 +114,10 @@ template <class VC>
 class SipqQueue {
  public:
   static constexpr bool kAbsolute = std::is_same_v<VC, ExactAbsoluteQueue>;
+  /// With a relative VC, prev, next and slot are its segment links and segment; with an
+  /// absolute VC, prev is the heap position and next and slot hold the log location
+  /// (engine/queue.h).
+  static constexpr unsigned kOrderWords = kAbsolute ? 1 : 3;
 
   /// Reads framework.block_size_bytes (B) and framework.occupancy (θ). REQUIRES: framework
   /// validated; ctx's references outlive the queue. Throws std::invalid_argument if the
@@ -221,9 +225,9 @@ class SipqQueue {
   uint64_t used_bytes() const { return used_bytes_; }
   const FrameworkCounters& counters() const { return counters_; }
 
-  /// Per-object DRAM outside the entries: the objects' log locations, 8 bytes each with a
-  /// relative VC (index map state; the VC's links live in the entries), none with an absolute
-  /// VC (the location fills the entry words the heap leaves free).
+  /// Index-map DRAM outside the entries: the objects' log locations, 8 bytes per handle with a
+  /// relative VC (whose links fill the entry words), none with an absolute VC (the location
+  /// fills the entry words the heap leaves free).
   size_t index_bytes() const { return loc_.capacity() * sizeof(Location) + vc_.index_bytes(); }
   /// DRAM of SIPQ's own structures: the block table, the reinsertion queue and the VC's (the
   /// write buffer is counters().dram_buffer_bytes). The block headers are on flash and not
