@@ -243,23 +243,41 @@ TEST_CASE("RIPQ's skip_increase() is an increase that could not move the object"
 }
 
 #ifdef FLASHPQ_SHARED_TRACES
-TEST_CASE("RIPQ-LRU and RIPQ-SLRU-3 with K = 8 and B = C/256 are within 0.5 % of exact",
+TEST_CASE("RIPQ-LRU and RIPQ-SLRU-3 with K = 8 and B <= C/256 are within 0.5 % of exact",
           "[frameworks][ripq][slow]") {
-  const auto& reqs =
-      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 5'300'000);
-  REQUIRE(reqs.size() == 5'292'456);
-  const uint64_t capacity = working_set(reqs) / 10;  // 27,517 unit objects
-  const uint64_t block = capacity / 256;             // 107 objects
-  FrameworkConfig exact;
-  for (const auto& pc : {policy("lru"), policy("slru", 3)}) {
-    const Run e = replay(reqs, pc, exact, capacity);
-    const Run r = replay(reqs, pc, ripq_config(block, 8), capacity);
-    INFO(pc.name << ": exact " << e.ratio() << " ripq " << r.ratio());
-    CHECK(std::abs(e.ratio() - r.ratio()) < 0.005);
-    // Sections stay near K: DRAM is one block buffer per section (§4.4, Table 3).
-    CHECK(r.counters.dram_buffer_bytes <= 2 * 8 * block);
-    CHECK(r.counters.placed_bytes ==
-          r.used + r.counters.evicted_bytes + r.counters.superseded_bytes);
+  // Issue 3 (§6 "Approximation Fidelity": RIPQ's SLRU hit ratios within 0.2 % of exact on the
+  // paper's traces) on the three shared traces, at 10 % of each working set and blocks of
+  // C/256, C/512 and C/1024. The paper's regime is blocks that hold many objects (256 MiB
+  // blocks of photos): adaptsize's objects average 7.6 KiB, so its blocks stop at C/512
+  // (53 KiB). At C/1024 (27 KiB) 5.1 % of its requests are for objects larger than B, which
+  // RIPQ never admits, and the padding of blocks that fit only a few objects leaves 81 % of the
+  // flash holding objects: RIPQ is 0.9 (LRU) and 1.6 (SLRU) points below exact there.
+  struct Case {
+    const char* path;
+    std::vector<uint64_t> divisors;  // B = C / divisor
+  };
+  const Case cases[] = {
+      {FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", {256, 512, 1024}},
+      {FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.oracleGeneral.bin", {256, 512, 1024}},
+      {FLASHPQ_SHARED_TRACES "/converted/adaptsize-request.oracleGeneral.zst", {256, 512}},
+  };
+  for (const Case& c : cases) {
+    const auto& reqs = load_trace(c.path, SIZE_MAX);
+    const uint64_t capacity = working_set(reqs) / 10;  // w106: 27,517 unit objects
+    for (const auto& pc : {policy("lru"), policy("slru", 3)}) {
+      const Run e = replay(reqs, pc, FrameworkConfig{}, capacity);
+      for (const uint64_t divisor : c.divisors) {
+        const uint64_t block = capacity / divisor;
+        const Run r = replay(reqs, pc, ripq_config(block, 8), capacity);
+        INFO(c.path << " " << pc.name << " B = C/" << divisor << ": exact " << e.ratio() << " ripq "
+                    << r.ratio());
+        CHECK(std::abs(e.ratio() - r.ratio()) < 0.005);
+        // Sections stay near K: DRAM is one block buffer per section (§4.4, Table 3).
+        CHECK(r.counters.dram_buffer_bytes <= 2 * 8 * block);
+        CHECK(r.counters.placed_bytes ==
+              r.used + r.counters.evicted_bytes + r.counters.superseded_bytes);
+      }
+    }
   }
 }
 
