@@ -12,7 +12,7 @@ Subcommands (all take ``--title T``; figures are written at 150 dpi):
 ``fidelity``       Figure 8a/8d: grouped bars, x = algorithm, one bar per framework
                    variant, y = object-wise (default) or byte-wise hit ratio.
 ``wa``             Figure 8b/8e: the same grouping, y = implementation write
-                   amplification (``wa_implementation``, placed / miss bytes), with a
+                   amplification (``wa_implementation``, host / miss bytes), with a
                    dashed reference line at 1.
 ``k-sensitivity``  Figure 9: x = RIPQ insertion points K (log2 axis), y = object-wise
                    hit ratio, one line per algorithm (ripq rows only), plus a dashed

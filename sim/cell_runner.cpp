@@ -24,14 +24,14 @@ const char* const kMetricNames[] = {
     "requests", "get_requests", "set_requests", "delete_requests", "hits", "object_hit_ratio",
     "byte_hit_ratio", "compulsory_misses", "bytes_requested", "bytes_hit", "evictions",
     "evicted_bytes", "admission_rejections", "miss_bytes_inserted", "placed_bytes", "reinsertions",
-    "reinserted_bytes", "superseded_bytes", "wa_implementation", "wa_host", "host_bytes_written",
+    "reinserted_bytes", "superseded_bytes", "wa_implementation", "wa_objects", "host_bytes_written",
     "device_writes", "device_reads", "device_read_bytes", "trims", "trimmed_bytes",
     "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes", "index_bytes_per_object",
     "queue_bytes", "queue_bytes_per_object", "admission_bytes",
     // simflash only (empty on other devices): FTL counters after the warm-up, erase counts
     // over all erase blocks at the end of the run, wa_ftl = NAND ÷ host pages written and
-    // wa_combined = wa_host × wa_ftl = NAND bytes ÷ miss bytes (direct: wa_ftl, every host
-    // byte being the workload's own).
+    // wa_combined = wa_implementation × wa_ftl = NAND bytes ÷ miss bytes (direct: wa_ftl, every
+    // host byte being the workload's own).
     "host_pages_written", "nand_pages_written", "nand_bytes_written", "gc_pages_copied", "erases",
     "erase_count_min", "erase_count_mean", "erase_count_max", "wa_ftl", "wa_combined",
     "wall_seconds"};
@@ -243,10 +243,15 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   const DeviceCounters& dv0 = warm.dev;
   const uint64_t miss_bytes = end.miss_bytes - warm.miss_bytes;
   const uint64_t placed = fw.placed_bytes - fw0.placed_bytes;
-  // wa_implementation counts object bytes placed (RIPQ paper §4.5's "writes"); wa_host counts
-  // what reached the device, whole blocks with their padding: the factor the FTL multiplies.
-  const double wa_impl = direct ? nan : ratio(placed, miss_bytes);
-  const double wa_host = direct ? nan : ratio(dv.write_bytes - dv0.write_bytes, miss_bytes);
+  // Implementation WA is "the byte-wise ratio of host-issued writes to those required to
+  // insert cache misses" (RIPQ paper §4.5): the bytes that reached the device, whole blocks with
+  // their padding, over the miss bytes — the factor the FTL's WA multiplies. wa_objects counts
+  // object copies instead (insertions and reinsertions, §4.5's "writes"), without the padding.
+  // The exact framework without placement writes nothing: no implementation WA.
+  const bool writes_nothing = cell.framework.name == "exact" && cell.framework.placement == "none";
+  const double wa_impl =
+      direct || writes_nothing ? nan : ratio(dv.write_bytes - dv0.write_bytes, miss_bytes);
+  const double wa_objects = direct ? nan : ratio(placed, miss_bytes);
   const auto* sf = dynamic_cast<const SimFlashDevice*>(device.get());
   const FtlCounters ftl = end.ftl - warm.ftl;
   const double wa_ftl = sf ? ratio(ftl.nand_pages_written, ftl.host_pages_written) : nan;
@@ -273,7 +278,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       num(fw.reinserted_bytes - fw0.reinserted_bytes),
       num(fw.superseded_bytes - fw0.superseded_bytes),
       num(wa_impl),
-      num(wa_host),
+      num(wa_objects),
       num(dv.write_bytes - dv0.write_bytes),
       num(dv.writes - dv0.writes),
       num(dv.reads - dv0.reads),
@@ -297,7 +302,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
       flash(erase_counts.mean),
       flash(uint64_t{erase_counts.max}),
       num(wa_ftl),
-      num(direct ? wa_ftl : wa_host * wa_ftl),
+      num(direct ? wa_ftl : wa_impl * wa_ftl),
       num(wall)};
   static_assert(std::size(metrics) == std::size(kMetricNames));
   // wall_seconds (last of kMetricNames) stays the last column before `error`.

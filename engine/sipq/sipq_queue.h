@@ -51,9 +51,9 @@
 // i.e. ⌊θ·M·B⌋ (= θ × capacity when the capacity is a multiple of B) less θ·P. Padding is no
 // room for objects: without the θ·P, VC objects plus padding leave too little of the log to
 // non-VC objects at high θ, and nearly every reclaim reinserts (adaptsize, 10% of its working
-// set, B = 1 MiB, padding about 3% of the log: LRU at θ = 0.9 has implementation WA 3.1
-// without the term, 1.35 with it; at B = 256 KiB the log stalls without it). The exact queue
-// is built for ⌊θ·M·B⌋ (SLRU's segments are a 1/L share of that); when padding lowers the
+// set, B = 1 MiB, padding about 3% of the log: LRU at θ = 0.9 writes 3.1 object bytes per
+// miss byte without the term, 1.35 with it; at B = 256 KiB the log stalls without it). The exact
+// queue is built for ⌊θ·M·B⌋ (SLRU's segments are a 1/L share of that); when padding lowers the
 // limit, the lowest segment holds the difference less.
 // Membership is a bit of SIPQ's per-object location.
 //   * insert(x, p): x enters the VC with p (the VC's delete-min first drops its minimum objects
@@ -73,8 +73,9 @@
 // highest priority its delete-min has removed so far (0 before any), i.e. what GDSF's clock
 // ("Lowest", the priority of the last delete-min victim) would be in the exact queue; GDSF reads
 // it in on_evict, so its clock never decreases.
-// θ = 0: there is no VC; SIPQ is FIFO at block granularity (no reinsertions, implementation WA
-// placed_bytes / miss bytes = 1).
+// θ = 0: there is no VC; SIPQ is FIFO at block granularity (no reinsertions: placed_bytes =
+// miss bytes; implementation WA, device bytes ÷ miss bytes, is 1 plus the sealed blocks'
+// padding).
 //
 // Stall guard. At θ near 1 with large objects the VC's objects plus the padding their repacking
 // creates can still exceed the log: reclaiming would reinsert forever. If one insertion
