@@ -4,8 +4,10 @@
 // cache calls, per request:
 //   a.record(key)                  on every get and set (frequency estimators count accesses);
 // and before inserting a miss or a set:
-//   a.admit(key, victim_key)       only when the insertion would evict: victim_key is the key of
-//                                  the object the framework would evict next (its victim()).
+//   a.admit(key, victim_key)       only when the framework names a victim: victim_key is the
+//                                  key of the object its delete-min would evict next (Q::victim();
+//                                  on RIPQ that happens at the next insertion that seals a block,
+//                                  not necessarily this one: README "Frameworks and admission").
 // A is a template parameter of the cache: no virtual call per request. `kEnabled` false lets
 // the cache skip the calls entirely.
 //

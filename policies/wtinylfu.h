@@ -35,8 +35,9 @@
 // In unit-size mode this is exactly Caffeine's simulator: one candidate per miss, compared with
 // probation's LRU object.
 //
-// Counters: evictions() counts every object removed for room, including losing candidates
-// (they were cached, in the window); admission_rejections() counts the losing candidates.
+// Counters: evictions() and evicted_bytes() count every object removed for room, including
+// losing candidates (they were cached, in the window); admission_rejections() counts the losing
+// candidates; superseded_bytes() the copies deletes, sets and size changes removed.
 #pragma once
 
 #include <array>
@@ -83,16 +84,16 @@ class WTinyLfuCache {
             on_hit(h);
             return true;
           }
-          erase(h);
+          supersede(h);
         }
         insert(r.key, size);
         return false;
       case Op::kSet:
-        if (h != kNoHandle) erase(h);
+        if (h != kNoHandle) supersede(h);
         insert(r.key, size);
         return false;
       case Op::kDelete:
-        if (h != kNoHandle) erase(h);
+        if (h != kNoHandle) supersede(h);
         return false;
     }
     return false;
@@ -106,6 +107,12 @@ class WTinyLfuCache {
   size_t object_count() const { return table_.size(); }
   /// Objects removed for room (losing candidates included).
   uint64_t evictions() const { return evictions_; }
+  /// Bytes of those objects.
+  uint64_t evicted_bytes() const { return evicted_bytes_; }
+  /// Bytes of cached copies a delete, a set or a size change (kUpdate) removed. With the bytes
+  /// inserted, the balance every framework keeps (engine/queue.h): miss_bytes_inserted() ==
+  /// used_bytes() + evicted_bytes() + superseded_bytes().
+  uint64_t superseded_bytes() const { return superseded_bytes_; }
   /// Bytes that inserting misses and sets required.
   uint64_t miss_bytes_inserted() const { return miss_bytes_inserted_; }
   /// Candidates that lost to main's victim (evicted on leaving the window).
@@ -215,6 +222,12 @@ class WTinyLfuCache {
 
   void evict(Handle h) {
     ++evictions_;
+    evicted_bytes_ += table_[h].size_bytes;
+    erase(h);
+  }
+
+  void supersede(Handle h) {
+    superseded_bytes_ += table_[h].size_bytes;
     erase(h);
   }
 
@@ -269,6 +282,8 @@ class WTinyLfuCache {
   uint64_t protected_capacity_ = 0;
   uint64_t used_bytes_ = 0;
   uint64_t evictions_ = 0;
+  uint64_t evicted_bytes_ = 0;
+  uint64_t superseded_bytes_ = 0;
   uint64_t miss_bytes_inserted_ = 0;
   uint64_t rejected_ = 0;
 };

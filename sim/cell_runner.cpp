@@ -44,6 +44,8 @@ FrameworkCounters framework_counters(const C& c) {
   } else {
     FrameworkCounters f;
     f.evicted_objects = c.evictions();
+    f.evicted_bytes = c.evicted_bytes();
+    f.superseded_bytes = c.superseded_bytes();
     f.placed_bytes = c.miss_bytes_inserted();
     return f;
   }

@@ -2,10 +2,12 @@
 // messages (file, line, key, what is allowed), --set overrides, sizes and capacities, and the
 // results rows run_cell produces on the bundled AdaptSize trace, checked against the figures of
 // its README (66,987 requests, 36,815 unique objects, working set 278,854,232 bytes; computed
-// independently of FlashPQ).
+// independently of FlashPQ), and every framework × policy × admission through the sweep, with
+// the byte accounting each framework's design implies.
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "experiments/experiment.h"
+#include "experiments/results.h"
 #include "experiments/sweep.h"
 #include "sim/cell_runner.h"
 #include "tests/test_util.h"
@@ -1002,6 +1005,186 @@ TEST_CASE("a sweep written twice is identical but for wall_seconds", "[experimen
     return line.substr(0, prev) + line.substr(last);
   };
   for (size_t i = 1; i < 3; ++i) CHECK(drop_wall(a[i]) == drop_wall(b[i]));
+}
+
+// ------------------------------------------------------------------------------------------
+// Every framework × policy × admission, through the sweep users run.
+
+// The DRAM of TinyLFU's sketch and doorkeeper for a cache of `capacity` bytes on the bundled
+// trace, from their specifications (sim/cell_runner.h expected_cached_objects, policies/tinylfu.h
+// FrequencySketch and Doorkeeper), not from the code that sizes them: n = capacity ÷ ⌊working
+// set ÷ unique objects⌋ objects expected; the sketch max(8, 2^⌈log2 n⌉) words of 8 bytes; the
+// doorkeeper max(128, 2^⌈log2 ⌈3n × −ln 0.01 ÷ ln²2⌉⌉) bits (3 insertions per object at fpp 1 %).
+uint64_t expected_objects(uint64_t capacity) {
+  return std::max<uint64_t>(1, capacity / (kTraceWorkingSet / kTraceUnique));
+}
+uint64_t sketch_bytes(uint64_t capacity) {
+  return 8 * std::max<uint64_t>(8, std::bit_ceil(expected_objects(capacity)));
+}
+uint64_t doorkeeper_bytes(uint64_t capacity) {
+  const double bits = std::ceil(static_cast<double>(3 * expected_objects(capacity)) *
+                                -std::log(0.01) / (std::log(2.0) * std::log(2.0)));
+  return std::max<uint64_t>(128, std::bit_ceil(static_cast<uint64_t>(bits))) / 8;
+}
+
+TEST_CASE("every framework x policy x admission runs on the bundled trace with balanced bytes",
+          "[experiments][frameworks][admission]") {
+  // B = 128 KiB: at 2 % of the working set (5.6 MB) RIPQ and SIPQ have 42 device blocks, more
+  // than RIPQ's reserved_blocks + 2 = 12 and SIPQ's 2; at 10 %, 212. Objects larger than B (the
+  // trace's largest is 4 MB) are never admitted there. exact reads no block size.
+  constexpr uint64_t kBlock = 128 << 10;
+  constexpr uint64_t kInsertionPoints = 8;  // framework.insertion_points' default
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("all.yaml",
+                header("all") +
+                    "framework: {block_size: 128KiB}\n"
+                    "matrix:\n"
+                    "  framework.name: [exact, ripq, sipq]\n"
+                    "  policy.name: [fifo, lru, slru, gdsf, wtinylfu]\n"
+                    "  admission.name: [none, tinylfu]\n"
+                    "  admission.doorkeeper: [false, true]\n"
+                    "  cache.capacity: [0.02, 0.1]\n"
+                    "  warmup: [0, 0.3]\n"
+                    "exclude:\n"
+                    // W-TinyLFU is a whole cache (a window, an SLRU main and its own sketch),
+                    // not a priority rule a queue framework orders: load_experiment refuses it
+                    // on ripq and sipq ("runs on framework exact only").
+                    "  - {policy.name: wtinylfu, framework.name: [ripq, sipq]}\n"
+                    // The doorkeeper is a tinylfu field: the priority policies without admission
+                    // never read it, so those cells would repeat admission none. W-TinyLFU takes
+                    // every admission.name and never reads it: its own sketch always decides,
+                    // built from the tinylfu fields, doorkeeper included (checked below).
+                    "  - {admission.name: none, admission.doorkeeper: true,\n"
+                    "     policy.name: [fifo, lru, slru, gdsf]}\n"),
+      {});
+  // Per capacity and warm-up: exact 4 policies × 3 admissions + W-TinyLFU × 2 admission names ×
+  // 2 doorkeepers; ripq and sipq 4 × 3 each.
+  REQUIRE(ex.cells.size() == 2 * 2 * (12 + 4 + 12 + 12));
+  std::ostringstream log;
+  const std::string out = dir.file("all.csv");
+  CHECK(run_experiment(ex, out, log) == 0);
+  const StoredResults results = read_results(out);
+  REQUIRE(results.rows.size() == ex.cells.size());
+  // The first exclusion is the tool's: without it the experiment does not load.
+  CHECK_THAT(config_error(dir.write("w.yaml", header() + "policy: {name: wtinylfu}\n"
+                                                         "framework: {name: sipq}\n")),
+             Contains("framework exact only"));
+
+  std::map<std::string, RowMap> wtinylfu;  // by admission.name / doorkeeper / capacity / warmup
+  for (const StoredRow& stored : results.rows) {
+    const RowMap& r = stored.fields;
+    const std::string fw = r.at("framework.name"), policy = r.at("policy.name");
+    const bool admission = r.at("admission.name") == "tinylfu";
+    const bool doorkeeper = r.at("admission.doorkeeper") == "true";
+    const bool warm = r.at("warmup") != "0";
+    INFO(fw << " " << policy << " admission " << r.at("admission.name") << " doorkeeper "
+            << doorkeeper << " capacity " << r.at("cache.capacity") << " warmup "
+            << r.at("warmup"));
+    REQUIRE(r.at("error").empty());
+    const uint64_t capacity = u64(r, "cache_capacity_bytes");
+    const uint64_t placed = u64(r, "placed_bytes"), miss = u64(r, "miss_bytes_inserted");
+    const uint64_t cached = u64(r, "cached_bytes"), evicted = u64(r, "evicted_bytes");
+    const uint64_t superseded = u64(r, "superseded_bytes");
+    const uint64_t reinserted = u64(r, "reinserted_bytes");
+    const uint64_t writes = u64(r, "device_writes"), written = u64(r, "host_bytes_written");
+    const uint64_t trims = u64(r, "trims"), trimmed = u64(r, "trimmed_bytes");
+    const uint64_t dram = u64(r, "dram_buffer_bytes");
+    const uint64_t gets = u64(r, "get_requests"), hits = u64(r, "hits");
+    const uint64_t rejections = u64(r, "admission_rejections");
+
+    // Every copy placed is a miss's insertion or a reinsertion (RIPQ materialization, SIPQ
+    // reinsertion); both counters grow together, so this holds after any warm-up.
+    CHECK(placed == miss + reinserted);
+    // Every copy placed is cached, evicted or superseded (engine/queue.h). The row's counters
+    // grow from the warm-up snapshot while cached_bytes is the end's, so with a warm-up the
+    // two sides differ by the bytes cached at the snapshot, at most the capacity.
+    if (!warm) {
+      CHECK(placed == cached + evicted + superseded);
+    } else {
+      CHECK(cached + evicted + superseded >= placed);
+      CHECK(cached + evicted + superseded - placed <= capacity);
+    }
+    CHECK(cached <= capacity);
+    // An all-get trace: every byte inserted is a missed get's, every rejection a missed get.
+    CHECK(miss <= u64(r, "bytes_requested") - u64(r, "bytes_hit"));
+    CHECK(rejections <= gets - hits);
+
+    if (fw == "exact") {
+      // No placement: nothing reaches the device, nothing is reinserted, no block buffers.
+      CHECK(reinserted == 0);
+      CHECK(u64(r, "reinsertions") == 0);
+      CHECK(writes == 0);
+      CHECK(written == 0);
+      CHECK(trims == 0);
+      CHECK(dram == 0);
+    } else {
+      // Both frameworks write and trim whole device blocks only, padding included.
+      CHECK(written == writes * kBlock);
+      CHECK(trimmed == trims * kBlock);
+      const uint64_t slots = capacity / kBlock;
+      if (fw == "ripq") {
+        // One active device buffer per section; §4.4's splits (past 2α) and merges (below α)
+        // keep the sections between about K and 2K.
+        CHECK(dram % kBlock == 0);
+        CHECK(dram >= kBlock);
+        CHECK(dram <= 2 * kInsertionPoints * kBlock);
+        if (!warm) {
+          // Each trim frees a slot a write filled: writes − trims slots are in use at the end,
+          // and every cached object's data is in one of them or in an active buffer.
+          CHECK(trims <= writes);
+          CHECK(writes - trims <= slots);
+          CHECK(cached <= (writes - trims) * kBlock + dram);
+        }
+      } else {
+        CHECK(dram == kBlock);  // the one write buffer
+        if (!warm) {
+          // The cyclic log: once M − 1 blocks are sealed (the M-th is the buffer), every
+          // further seal reclaims and trims the slot the buffer moves to.
+          CHECK(writes - trims == std::min(writes, slots - 1));
+          CHECK(cached <= (writes - trims) * kBlock + kBlock);
+        }
+      }
+    }
+
+    // TinyLFU: a candidate seen once (estimate 1) never beats a victim seen before, and 29,858
+    // of the trace's objects are requested once: a full cache rejects some. W-TinyLFU rejects
+    // (evicts a losing candidate) and builds its sketch, doorkeeper included, whatever
+    // admission.name says.
+    if (admission || policy == "wtinylfu") {
+      CHECK(rejections > 0);
+      uint64_t sketch = sketch_bytes(capacity);
+      if (doorkeeper) sketch += doorkeeper_bytes(capacity);
+      CHECK(u64(r, "admission_bytes") == sketch);
+    } else {
+      CHECK(rejections == 0);
+      CHECK(u64(r, "admission_bytes") == 0);
+    }
+    const uint64_t objects = u64(r, "cached_objects");
+    if (objects > 0) {
+      // As in "results rows satisfy the metric invariants": each cached object's key, size and
+      // chain link (16 B) are in the index map, its whole 28-byte entry in one part or the other.
+      CHECK(u64(r, "index_bytes") >= 16 * objects);
+      CHECK(u64(r, "index_bytes") + u64(r, "queue_bytes") >= 28 * objects);
+    }
+    if (policy == "wtinylfu") {
+      wtinylfu[r.at("admission.name") + "/" + r.at("admission.doorkeeper") + "/" +
+               r.at("cache.capacity") + "/" + r.at("warmup")] = r;
+    }
+  }
+
+  // W-TinyLFU does not read admission.name: the rows of none and tinylfu are the same run.
+  REQUIRE(wtinylfu.size() == 16);
+  for (const auto& [key, r] : wtinylfu) {
+    if (!key.starts_with("none/")) continue;
+    const RowMap& t = wtinylfu.at("tinylfu/" + key.substr(5));
+    INFO(key);
+    for (const char* column :
+         {"hits", "bytes_hit", "evictions", "evicted_bytes", "admission_rejections", "placed_bytes",
+          "cached_bytes", "admission_bytes"}) {
+      CHECK(r.at(column) == t.at(column));
+    }
+  }
 }
 
 }  // namespace
