@@ -752,4 +752,128 @@ TEST_CASE("RIPQ: hand-computed I/O log with LRU, K = 4 (unit sizes, B = 2 object
   CHECK(d.trimmed_bytes == 4);
 }
 
+namespace {
+Request ripq_del(uint64_t key) {
+  return Request{0, key, 1, Op::kDelete};
+}
+
+// LRU whose misses insert at the priority *p the test chooses (LRU's own is 1): lets a test
+// grow a section other than the head one.
+class ChosenInsertLru : public LruPolicy {
+ public:
+  ChosenInsertLru(const PolicyConfig& c, const double* p) : LruPolicy(c), p_(p) {}
+  template <class Q>
+  void on_insert(Q& q, ObjectTable&, Handle h) {
+    q.insert(h, *p_);
+  }
+
+ private:
+  const double* p_;
+};
+}  // namespace
+
+TEST_CASE("RIPQ splits past 2α of the queue's logical bytes and merges below α, not the flash's",
+          "[frameworks][ripq]") {
+  // Flash: 100 slots of B = 2 (unit sizes), C = 200; K = 4, α = 1/4; reserved_blocks = 2 (no
+  // delete-min here: 6 slots are used). The queue holds T <= 11 objects, far below the flash:
+  // measured against the flash a section would split only past 2α·200 = 100 and two
+  // neighbours would merge below α·200 = 50 — one section throughout. Against the queue a
+  // section splits past T/2 and two neighbours merge below T/4 (checked when an insertion has
+  // sealed a block). A split or a merge moves no data: the only I/O is the seals' writes.
+  // Notation as in the hand-computed log above: [D x] an active block, sN sealed in slot N.
+  using Io = RecordingDevice::Io;
+  using Bytes = std::vector<uint64_t>;
+  RecordingDevice device;
+  double p = 1.0;
+  Cache<ChosenInsertLru, RipqQueue<PriorityKind::kRelative>> cache(
+      testing::cache_config(200, /*unit_size=*/true), ripq_config(2, 4, 2),
+      ChosenInsertLru(policy("lru"), &p), device);
+  const auto& q = cache.queue();
+  REQUIRE(q.flash_bytes() == 200);
+  const auto miss = [&](uint64_t key, double at) {
+    p = at;
+    device.log.clear();
+    INFO("key " << key << " at p = " << at);
+    REQUIRE(!cache.access(ripq_get(key)));
+    REQUIRE(q.check_invariants() == "");
+  };
+
+  // Keys 1, 2: one section [D 1 2] holding all of T = 2 (> 2α·2 = 1) but no block boundary
+  // below its active blocks: nothing to cut.
+  miss(1, 1.0);
+  miss(2, 1.0);
+  CHECK(q.sections() == 1);
+
+  // Key 3: [1 2] sealed to slot 0; [D 3, s0 1 2] holds 3 > 2α·3 = 1.5: split at the only
+  // boundary below the active block, [D 3] 1 | [s0 1 2] 2. (Against the flash: 3 <= 100.)
+  miss(3, 1.0);
+  CHECK(device.log == std::vector<Io>{W(0, 2)});
+  CHECK(q.sections() == 2);
+  CHECK(q.section_bytes() == Bytes{1, 2});
+
+  // Key 4: [D 3 4] 2, T = 4: 2 is exactly 2α·4, not more: no split.
+  miss(4, 1.0);
+  CHECK(q.section_bytes() == Bytes{2, 2});
+
+  // Key 5: [3 4] sealed to slot 1; [D 5, s1 3 4] 3 > 2α·5 = 2.5: split, [D 5] 1 | [s1 3 4] 2.
+  // Merge check (a block was sealed): neighbours 1 + 2 = 3 and 2 + 2 = 4, not below
+  // α·5 = 1.25. (Against the flash both pairs are below 50 and would merge.)
+  miss(5, 1.0);
+  CHECK(device.log == std::vector<Io>{W(2, 2)});
+  CHECK(q.section_bytes() == Bytes{1, 2, 2});
+
+  miss(6, 1.0);  // [D 5 6] 2, T = 6: 2 <= 3
+  // Key 7: [5 6] sealed to slot 2; [D 7, s2 5 6] 3, T = 7: 3 <= 2α·7 = 3.5, no split.
+  // Neighbours 5 and 4 >= α·7 = 1.75: no merge.
+  miss(7, 1.0);
+  CHECK(device.log == std::vector<Io>{W(4, 2)});
+  CHECK(q.section_bytes() == Bytes{3, 2, 2});
+  miss(8, 1.0);  // [D 7 8, s2 5 6] 4, T = 8: exactly 2α·8, no split
+  CHECK(q.section_bytes() == Bytes{4, 2, 2});
+
+  // Key 9: [7 8] sealed to slot 3; [D 9, s3 7 8, s2 5 6] 5 > 2α·9 = 4.5: split. The cuts below
+  // the active block give 1 | 4 or 3 | 2; the halves are those nearest the middle, 3 | 2:
+  // [D 9, s3 7 8] 3 | [s2 5 6] 2 | [s1 3 4] 2 | [s0 1 2] 2. Neighbours >= 4, α·9 = 2.25.
+  miss(9, 1.0);
+  CHECK(device.log == std::vector<Io>{W(6, 2)});
+  CHECK(q.section_bytes() == Bytes{3, 2, 2, 2});
+
+  // Key 10: [D 9 10, s3 7 8] 4, T = 10: 4 <= 5 (full, not sealed).
+  miss(10, 1.0);
+  CHECK(q.section_bytes() == Bytes{4, 2, 2, 2});
+  // Deleting 3, 1 and 7: [D 9 10, s3 8] 3 | [s2 5 6] 2 | [s1 4] 1 | [s0 2] 1, T = 7.
+  cache.access(ripq_del(3));
+  cache.access(ripq_del(1));
+  cache.access(ripq_del(7));
+  CHECK(q.section_bytes() == Bytes{3, 2, 1, 1});
+
+  // Key 11: [9 10] sealed to slot 4; [D 11, s4 9 10, s3 8] 4, T = 8: exactly 2α·8, no split.
+  // Merge check: the tail pair 1 + 1 = 2 is exactly α·8, not below: no merge (nor 2 + 1 = 3,
+  // 4 + 2 = 6).
+  miss(11, 1.0);
+  CHECK(device.log == std::vector<Io>{W(8, 2)});
+  CHECK(q.section_bytes() == Bytes{4, 2, 1, 1});
+
+  // Keys 12, 13, 14 at p = 0.4 go to the section whose range contains p (§4.2). Counted from
+  // the tail, the sections cover the bytes (0, 1], (1, 2], (2, 4], (4, 8] of T = 8: p·T = 3.2
+  // falls in the second section from the head, [D, s2 5 6]. It then covers (2, 5] of T = 9
+  // (p·T = 3.6) and (2, 6] of T = 10 (p·T = 4): keys 12 and 13 fill its active block, [D 12 13]
+  // (4, not past 2α·10 = 5), and key 14 seals it to slot 5: [D 14, s5 12 13, s2 5 6] 5, T = 11:
+  // 5 <= 5.5, no split. Merge check: the tail pair 1 + 1 = 2 < α·11 = 2.75: merged (their
+  // active buffers are empty: nothing to copy or write); the new pair 5 + 2 = 7 and the head
+  // pair 4 + 5 = 9 stay.
+  miss(12, 0.4);
+  CHECK(q.section_bytes() == Bytes{4, 3, 1, 1});
+  miss(13, 0.4);
+  CHECK(q.section_bytes() == Bytes{4, 4, 1, 1});
+  CHECK(device.log.empty());
+  miss(14, 0.4);
+  CHECK(device.log == std::vector<Io>{W(10, 2)});
+  CHECK(q.sections() == 3);
+  CHECK(q.section_bytes() == Bytes{4, 5, 2});
+  CHECK(cache.used_bytes() == 11);
+  CHECK(q.counters().evicted_objects == 0);
+  CHECK(q.counters().dram_buffer_bytes == 4 * 2);  // at most 4 sections, one buffer each
+}
+
 }  // namespace flashpq
