@@ -590,3 +590,290 @@ TEST_CASE("index map: at most 32 B per cached object; with the queue structure, 
 }
 
 }  // namespace flashpq
+
+// ---------------------------------------------------------------------------------------------
+// Hand-computed sequences: every device operation, worked out by hand from the rules in the file
+// comment of engine/ripq/ripq_queue.h (RIPQ paper §4.2, §4.4), not read from the program.
+
+namespace flashpq {
+namespace {
+
+using testing::R;
+using testing::RecordingDevice;
+using testing::T;
+using testing::W;
+
+Request ripq_get(uint64_t key) {
+  return Request{0, key, 1, Op::kGet};
+}
+
+}  // namespace
+
+TEST_CASE("RIPQ: hand-computed I/O log with LRU, K = 4 (unit sizes, B = 2 objects, 3 slots)",
+          "[frameworks][ripq]") {
+  // C = 6 objects, B = 2 -> M = 3 slots (device offsets 0, 2, 4); reserved_blocks = 1, so
+  // delete-min runs when a seal leaves no free slot. The device's logical block is 1 unit: a
+  // header read is R(slot offset, 1), an object read R(its offset, 1). K = 4: α = 1/4; a section
+  // splits when it holds more than 2α = 1/2 of the queue's logical bytes T, neighbours merge
+  // when together below α·T = T/4, an empty section is always absorbed.
+  // LRU (SLRU-1): a miss inserts at p = 1, the head section; a hit increases to p = 1, which
+  // moves the object (to the head section's active virtual block, no I/O) only when it is not
+  // in the head section already. Free slots are taken in order 0, 1, 2, and a trimmed slot
+  // joins the end of the list.
+  // Notation: sections head -> tail, each its blocks head -> tail: V = virtual block (objects
+  // moved into it by an increase), D = active device block (a RAM buffer), sN = a device block
+  // sealed in slot N. An object whose position moved to a virtual block is marked *, in its
+  // device block, where its data still is.
+  enum : uint64_t { A = 1, B, C, D, E, F, G, H };
+  using Io = RecordingDevice::Io;
+  RecordingDevice device;
+  FrameworkConfig f = ripq_config(2, 4, 1);
+  REQUIRE(f.read_hits);                   // the default: a hit on sealed data reads it
+  REQUIRE(f.materialize_threshold == 0);  // the default: every increased object materializes
+  Cache<LruPolicy, RipqQueue<PriorityKind::kRelative>> cache(
+      testing::cache_config(6, /*unit_size=*/true), f, LruPolicy(policy("lru")), device);
+  const auto& q = cache.queue();
+  const auto step = [&](uint64_t key) {
+    device.log.clear();
+    const bool hit = cache.access(ripq_get(key));
+    INFO("get " << key);
+    REQUIRE(q.check_invariants() == "");
+    return hit;
+  };
+  using Bytes = std::vector<uint64_t>;
+  REQUIRE(q.free_slots() == 3);
+
+  CHECK(!step(A));  // [D A]
+  CHECK(!step(B));  // [D A B]: full, but sealed only when the next object does not fit
+  CHECK(device.log.empty());
+  CHECK(q.sections() == 1);
+
+  // C does not fit: [A B] is sealed and written whole to slot 0; C opens a new active block at
+  // the head: [V D C | s0 A B]. The one section holds T = 3 > 2α·3 = 1.5 and a block boundary
+  // lies below its active blocks: it splits there, [D C] 1 | [s0 A B] 2, and the lower half
+  // gets its own (empty) active blocks. (Measured against the flash, 3 is not past 2α·6 = 3:
+  // one section would remain here.)
+  CHECK(!step(C));
+  CHECK(device.log == std::vector<Io>{W(0, 2)});
+  CHECK(q.section_bytes() == Bytes{1, 2});
+  CHECK(q.free_slots() == 2);  // 2 >= reserved_blocks: no delete-min
+  // Merge check at the end of the insertion: 1 + 2 = 3 >= α·3: none.
+
+  CHECK(!step(D));  // [D C D] 2 | [s0 A B] 2; T = 4: 2 is not more than 2α·4 = 2, no split
+  CHECK(device.log.empty());
+  CHECK(q.section_bytes() == Bytes{2, 2});
+
+  // E: [C D] is sealed to slot 1; [D E | s1 C D] 3 > 2α·5 = 2.5 splits above s1:
+  // [D E] 1 | [s1 C D] 2 | [s0 A B] 2. Neighbours 3 and 4 >= α·5 = 1.25: no merge.
+  CHECK(!step(E));
+  CHECK(device.log == std::vector<Io>{W(2, 2)});
+  CHECK(q.section_bytes() == Bytes{1, 2, 2});
+  CHECK(q.free_slots() == 1);
+
+  // Hit on B, sealed in slot 0 at offset 1: one read of its byte. B is in the tail section, so
+  // LRU's increase moves its position to the head section's active virtual block — counters
+  // only, no I/O: [V B* D E] 2 | [s1 C D] 2 | [s0 A B*] 1.
+  CHECK(step(B));
+  CHECK(device.log == std::vector<Io>{R(1, 1)});
+  CHECK(q.section_bytes() == Bytes{2, 2, 1});  // 2 = 2α·5: no split
+  // Relative priority = min(nominal 1, middle of its block's range): B's virtual block is the
+  // top 1 of T = 5 (4 bytes below it) -> (4 + 0.5)/5 = 0.9; A's block is the bottom one -> 0.1.
+  CHECK(q.priority(cache.table().find(B)) == Approx(0.9));
+  CHECK(q.priority(cache.table().find(A)) == Approx(0.1));
+
+  // Hit on E, in the head section's active block: in RAM (no read), and no section is above
+  // the head section (the increase is counted, nothing moves).
+  CHECK(step(E));
+  CHECK(device.log.empty());
+  CHECK(q.increases() == 2);
+
+  CHECK(!step(F));  // [V B* D E F] 3 | 2 | 1; T = 6: 3 is not more than 2α·6 = 3
+  CHECK(device.log.empty());
+
+  // G: [E F] is sealed to slot 2, the last free one; G opens [V D G] at the head, above the
+  // now sealed virtual block holding B: [V D G, V B*, s2 E F] 4 > 2α·7 = 3.5 splits at the
+  // boundary nearest the middle that keeps the active blocks above it: [D G, V B*] 2 |
+  // [s2 E F] 2. Then no slot is free (0 < 1): delete-min reclaims the tail block, slot 0: read
+  // its header (1 unit at offset 0); A has no virtual block: evicted; B has one, in the head
+  // section: read (offset 1) and copied into the head section's active block, [D G B]; trim
+  // slot 0. The tail section is now empty and is absorbed by its upper neighbour:
+  // [D G B] 2 | [s2 E F] 2 | [s1 C D] 2, T = 6: neighbours 4 >= α·6 = 1.5, no other merge.
+  CHECK(!step(G));
+  CHECK(device.log == std::vector<Io>{W(4, 2), R(0, 1), R(1, 1), T(0, 2)});
+  CHECK(!cache.contains(A));
+  CHECK(q.counters().reinsertions == 1);
+  CHECK(q.counters().evicted_objects == 1);
+  CHECK(q.section_bytes() == Bytes{2, 2, 2});
+  CHECK(q.free_slots() == 1);  // slot 0, trimmed
+  // Four sections existed between the split and the merge: four block buffers of B.
+  CHECK(q.counters().dram_buffer_bytes == 4 * 2);
+  // B's copy is in a RAM buffer again until that buffer is sealed.
+  CHECK(q.data_offset(cache.table().find(B)) == q.kInRam);
+
+  // H does not fit in [G B]: it is sealed to slot 0 (free again) — B's materialized copy
+  // is written here, with G. [D H, s0 G B] 3 is not more than 2α·7 = 3.5. No slot is free:
+  // delete-min reclaims the tail block, slot 1: header read at offset 2; C and D have no
+  // virtual block: both evicted; trim slot 1. The emptied tail section is absorbed:
+  // [D H, s0 G B] 3 | [s2 E F] 2 (5 >= α·5 = 1.25: no merge).
+  CHECK(!step(H));
+  CHECK(device.log == std::vector<Io>{W(0, 2), R(2, 1), T(2, 2)});
+  CHECK(q.section_bytes() == Bytes{3, 2});
+  CHECK(q.data_offset(cache.table().find(G)) == 0);
+  CHECK(q.data_offset(cache.table().find(B)) == 1);
+  CHECK(q.data_offset(cache.table().find(E)) == 4);
+
+  // Hit on B, sealed in slot 0 at offset 1: one read; it is in the head section: no move.
+  CHECK(step(B));
+  CHECK(device.log == std::vector<Io>{R(1, 1)});
+  CHECK(q.section_bytes() == Bytes{3, 2});
+
+  // Cached: B E F G H; evicted A, C, D.
+  for (uint64_t k : {B, E, F, G, H}) CHECK(cache.contains(k));
+  for (uint64_t k : {A, C, D}) CHECK(!cache.contains(k));
+  // Placed: 8 insertions + 1 materialization (B); superseded: B's old copy in slot 0.
+  const FrameworkCounters& c = q.counters();
+  CHECK(c.placed_objects == 9);
+  CHECK(c.placed_bytes == 9);
+  CHECK(c.reinsertions == 1);
+  CHECK(c.reinserted_bytes == 1);
+  CHECK(c.evicted_objects == 3);
+  CHECK(c.evicted_bytes == 3);
+  CHECK(c.superseded_bytes == 1);
+  CHECK(cache.used_bytes() == 5);
+  CHECK(q.increases() == 3);  // B's two hits and E's
+  // The device: 4 whole-block writes; 5 one-unit reads (B's two hits, the headers of slots 0
+  // and 1, B's materialization); 2 whole-block trims.
+  const DeviceCounters& d = device.counters();
+  CHECK(d.writes == 4);
+  CHECK(d.write_bytes == 8);
+  CHECK(d.reads == 5);
+  CHECK(d.read_bytes == 5);
+  CHECK(d.trims == 2);
+  CHECK(d.trimmed_bytes == 4);
+}
+
+namespace {
+Request ripq_del(uint64_t key) {
+  return Request{0, key, 1, Op::kDelete};
+}
+
+// LRU whose misses insert at the priority *p the test chooses (LRU's own is 1): lets a test
+// grow a section other than the head one.
+class ChosenInsertLru : public LruPolicy {
+ public:
+  ChosenInsertLru(const PolicyConfig& c, const double* p) : LruPolicy(c), p_(p) {}
+  template <class Q>
+  void on_insert(Q& q, ObjectTable&, Handle h) {
+    q.insert(h, *p_);
+  }
+
+ private:
+  const double* p_;
+};
+}  // namespace
+
+TEST_CASE("RIPQ splits past 2α of the queue's logical bytes and merges below α, not the flash's",
+          "[frameworks][ripq]") {
+  // Flash: 100 slots of B = 2 (unit sizes), C = 200; K = 4, α = 1/4; reserved_blocks = 2 (no
+  // delete-min here: 6 slots are used). The queue holds T <= 11 objects, far below the flash:
+  // measured against the flash a section would split only past 2α·200 = 100 and two
+  // neighbours would merge below α·200 = 50 — one section throughout. Against the queue a
+  // section splits past T/2 and two neighbours merge below T/4 (checked when an insertion has
+  // sealed a block). A split or a merge moves no data: the only I/O is the seals' writes.
+  // Notation as in the hand-computed log above: [D x] an active block, sN sealed in slot N.
+  using Io = RecordingDevice::Io;
+  using Bytes = std::vector<uint64_t>;
+  RecordingDevice device;
+  double p = 1.0;
+  Cache<ChosenInsertLru, RipqQueue<PriorityKind::kRelative>> cache(
+      testing::cache_config(200, /*unit_size=*/true), ripq_config(2, 4, 2),
+      ChosenInsertLru(policy("lru"), &p), device);
+  const auto& q = cache.queue();
+  REQUIRE(q.flash_bytes() == 200);
+  const auto miss = [&](uint64_t key, double at) {
+    p = at;
+    device.log.clear();
+    INFO("key " << key << " at p = " << at);
+    REQUIRE(!cache.access(ripq_get(key)));
+    REQUIRE(q.check_invariants() == "");
+  };
+
+  // Keys 1, 2: one section [D 1 2] holding all of T = 2 (> 2α·2 = 1) but no block boundary
+  // below its active blocks: nothing to cut.
+  miss(1, 1.0);
+  miss(2, 1.0);
+  CHECK(q.sections() == 1);
+
+  // Key 3: [1 2] sealed to slot 0; [D 3, s0 1 2] holds 3 > 2α·3 = 1.5: split at the only
+  // boundary below the active block, [D 3] 1 | [s0 1 2] 2. (Against the flash: 3 <= 100.)
+  miss(3, 1.0);
+  CHECK(device.log == std::vector<Io>{W(0, 2)});
+  CHECK(q.sections() == 2);
+  CHECK(q.section_bytes() == Bytes{1, 2});
+
+  // Key 4: [D 3 4] 2, T = 4: 2 is exactly 2α·4, not more: no split.
+  miss(4, 1.0);
+  CHECK(q.section_bytes() == Bytes{2, 2});
+
+  // Key 5: [3 4] sealed to slot 1; [D 5, s1 3 4] 3 > 2α·5 = 2.5: split, [D 5] 1 | [s1 3 4] 2.
+  // Merge check (a block was sealed): neighbours 1 + 2 = 3 and 2 + 2 = 4, not below
+  // α·5 = 1.25. (Against the flash both pairs are below 50 and would merge.)
+  miss(5, 1.0);
+  CHECK(device.log == std::vector<Io>{W(2, 2)});
+  CHECK(q.section_bytes() == Bytes{1, 2, 2});
+
+  miss(6, 1.0);  // [D 5 6] 2, T = 6: 2 <= 3
+  // Key 7: [5 6] sealed to slot 2; [D 7, s2 5 6] 3, T = 7: 3 <= 2α·7 = 3.5, no split.
+  // Neighbours 5 and 4 >= α·7 = 1.75: no merge.
+  miss(7, 1.0);
+  CHECK(device.log == std::vector<Io>{W(4, 2)});
+  CHECK(q.section_bytes() == Bytes{3, 2, 2});
+  miss(8, 1.0);  // [D 7 8, s2 5 6] 4, T = 8: exactly 2α·8, no split
+  CHECK(q.section_bytes() == Bytes{4, 2, 2});
+
+  // Key 9: [7 8] sealed to slot 3; [D 9, s3 7 8, s2 5 6] 5 > 2α·9 = 4.5: split. The cuts below
+  // the active block give 1 | 4 or 3 | 2; the halves are those nearest the middle, 3 | 2:
+  // [D 9, s3 7 8] 3 | [s2 5 6] 2 | [s1 3 4] 2 | [s0 1 2] 2. Neighbours >= 4, α·9 = 2.25.
+  miss(9, 1.0);
+  CHECK(device.log == std::vector<Io>{W(6, 2)});
+  CHECK(q.section_bytes() == Bytes{3, 2, 2, 2});
+
+  // Key 10: [D 9 10, s3 7 8] 4, T = 10: 4 <= 5 (full, not sealed).
+  miss(10, 1.0);
+  CHECK(q.section_bytes() == Bytes{4, 2, 2, 2});
+  // Deleting 3, 1 and 7: [D 9 10, s3 8] 3 | [s2 5 6] 2 | [s1 4] 1 | [s0 2] 1, T = 7.
+  cache.access(ripq_del(3));
+  cache.access(ripq_del(1));
+  cache.access(ripq_del(7));
+  CHECK(q.section_bytes() == Bytes{3, 2, 1, 1});
+
+  // Key 11: [9 10] sealed to slot 4; [D 11, s4 9 10, s3 8] 4, T = 8: exactly 2α·8, no split.
+  // Merge check: the tail pair 1 + 1 = 2 is exactly α·8, not below: no merge (nor 2 + 1 = 3,
+  // 4 + 2 = 6).
+  miss(11, 1.0);
+  CHECK(device.log == std::vector<Io>{W(8, 2)});
+  CHECK(q.section_bytes() == Bytes{4, 2, 1, 1});
+
+  // Keys 12, 13, 14 at p = 0.4 go to the section whose range contains p (§4.2). Counted from
+  // the tail, the sections cover the bytes (0, 1], (1, 2], (2, 4], (4, 8] of T = 8: p·T = 3.2
+  // falls in the second section from the head, [D, s2 5 6]. It then covers (2, 5] of T = 9
+  // (p·T = 3.6) and (2, 6] of T = 10 (p·T = 4): keys 12 and 13 fill its active block, [D 12 13]
+  // (4, not past 2α·10 = 5), and key 14 seals it to slot 5: [D 14, s5 12 13, s2 5 6] 5, T = 11:
+  // 5 <= 5.5, no split. Merge check: the tail pair 1 + 1 = 2 < α·11 = 2.75: merged (their
+  // active buffers are empty: nothing to copy or write); the new pair 5 + 2 = 7 and the head
+  // pair 4 + 5 = 9 stay.
+  miss(12, 0.4);
+  CHECK(q.section_bytes() == Bytes{4, 3, 1, 1});
+  miss(13, 0.4);
+  CHECK(q.section_bytes() == Bytes{4, 4, 1, 1});
+  CHECK(device.log.empty());
+  miss(14, 0.4);
+  CHECK(device.log == std::vector<Io>{W(10, 2)});
+  CHECK(q.sections() == 3);
+  CHECK(q.section_bytes() == Bytes{4, 5, 2});
+  CHECK(cache.used_bytes() == 11);
+  CHECK(q.counters().evicted_objects == 0);
+  CHECK(q.counters().dram_buffer_bytes == 4 * 2);  // at most 4 sections, one buffer each
+}
+
+}  // namespace flashpq

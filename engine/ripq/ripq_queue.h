@@ -249,6 +249,13 @@ class RipqQueue {
   // ---- introspection, for tests and results ----
 
   size_t sections() const { return order_.size(); }
+  /// The logical bytes of each section, head section first.
+  std::vector<uint64_t> section_bytes() const {
+    std::vector<uint64_t> out;
+    out.reserve(order_.size());
+    for (const uint32_t sec : order_) out.push_back(sections_[sec].bytes);
+    return out;
+  }
   uint64_t increases() const { return increases_; }
   uint64_t free_slots() const { return free_slots_.size(); }
   uint64_t flash_bytes() const { return flash_bytes_; }
