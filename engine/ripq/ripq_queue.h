@@ -30,7 +30,10 @@
 //     filling queue keeps one section until it holds 2α of the flash, and at steady state
 //     (the queue short of the flash by the reserved blocks and padding) sections run larger
 //     than K of them would: on adaptsize at 10 % of its working set RIPQ-SLRU-3 is 0.32 points
-//     below exact with B = C/256 that way, 0.13 this way. A split opens a new active device and
+//     below exact with B = C/256 that way, 0.13 this way. A section is checked for a split when
+//     it grows (an append or an increase into it); merges are checked at the end of an
+//     insertion that sealed a block (never inside a reclaim), so sections that deletes and hits
+//     shrink are merged at the next seal. A split opens a new active device and
 //     virtual block at the head of the lower half; a merge copies the lower active buffer into the
 //     upper one (or seals it when both do not fit in one block).
 // Choices the paper leaves open, stated:
