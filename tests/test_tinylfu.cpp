@@ -23,8 +23,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
-#include <ctime>
-#include <iostream>
 #include <limits>
 #include <list>
 #include <map>
@@ -1487,63 +1485,6 @@ TEST_CASE("TinyLFU memory is bounded by the object count, not by bytes", "[admis
   CHECK(TinyLfuAdmission::memory_bytes_for(tinylfu(true), objects) ==
         8 * objects + Doorkeeper::bits_for(3 * objects, 0.01) / 8);
 }
-
-// ---------------------------------------------------------------------------------------------
-// Benchmark (hidden): ./flashpq_tests "[.bench]" -c "TinyLFU overhead on w106"
-
-#ifdef FLASHPQ_SHARED_TRACES
-TEST_CASE("TinyLFU overhead on w106", "[.bench]") {
-  const auto& trace =
-      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", SIZE_MAX);
-  const uint64_t capacity = working_set(trace, true) / 10;
-  // Thread CPU time, best of 3: wall time on a shared machine counts other processes' turns.
-  const auto cpu_seconds = [] {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  };
-  auto best_of = [&](auto&& run) {
-    double best = std::numeric_limits<double>::infinity();
-    uint64_t hits = 0;
-    for (int i = 0; i < 3; ++i) {
-      const double t0 = cpu_seconds();
-      hits = run();
-      best = std::min(best, cpu_seconds() - t0);
-    }
-    return std::pair<double, uint64_t>{best, hits};
-  };
-  auto report = [&](const char* name, std::pair<double, uint64_t> m) {
-    std::cout << name << ": " << m.first << " s CPU, "
-              << m.first * 1e9 / static_cast<double>(trace.size()) << " ns/request, hit ratio "
-              << static_cast<double>(m.second) / static_cast<double>(trace.size()) << "\n";
-  };
-  std::cout << "w106: " << trace.size() << " requests, capacity " << capacity
-            << " objects (10 % of the working set)\n";
-  for (const char* policy : {"lru", "slru"}) {
-    const auto plain = best_of([&] {
-      uint64_t h = 0;
-      with_admitted_cache(policy_config(policy), cache_config(capacity, true), AdmissionConfig{},
-                          capacity, [&](auto& c) { h = replay(c, trace); });
-      return h;
-    });
-    const auto admitted = best_of([&] {
-      uint64_t h = 0;
-      with_admitted_cache(policy_config(policy), cache_config(capacity, true), tinylfu(), capacity,
-                          [&](auto& c) { h = replay(c, trace); });
-      return h;
-    });
-    report(policy, plain);
-    report((std::string(policy) + "+tinylfu").c_str(), admitted);
-    std::cout << "  overhead " << 100 * (admitted.first / plain.first - 1) << " %\n";
-  }
-  report("wtinylfu", best_of([&] {
-           uint64_t h = 0;
-           with_wtinylfu_cache(cache_config(capacity, true), tinylfu(), capacity,
-                               [&](auto& c) { h = replay(c, trace); });
-           return h;
-         }));
-}
-#endif
 
 }  // namespace
 }  // namespace flashpq
