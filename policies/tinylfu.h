@@ -47,10 +47,11 @@
 // (`flashpq bench --policies fifo,lru --admission none,tinylfu`; callgrind, replay loop only):
 // exact LRU takes 168 instructions per request with TinyLFU and 96 without, exact FIFO 161 and
 // 78. Most of it is the sketch's own: with every decision computed but ignored (the workload
-// of plain FIFO) FIFO takes 153 — record() alone is ~50 (the fmix64 hash 12, the word
-// addresses and units 14, the saturating add 10, the sample count 8), the estimates on misses
-// the rest. Cutting it further means a weaker hash or another counter layout, which changes
-// which counters collide and so TinyLFU's results.
+// of plain FIFO) FIFO takes 153. record() alone is ~55 (the fmix64 hash 12, the word
+// addresses, units and loads ~20, the saturating add and stores 10, the sample count 8, the
+// op, doorkeeper and reset tests 6); the estimates on misses take most of the rest. Cutting it
+// further means a weaker hash or another counter layout, which changes which counters collide
+// and so TinyLFU's results.
 //
 // Memory is sized by an object count, never by bytes of capacity: 8 bytes per expected object
 // (rounded up to a power of two) for the sketch, plus ~3.6–7.2 bytes per expected object for
