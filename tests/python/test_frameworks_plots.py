@@ -46,7 +46,7 @@ def _ohr(label, fw, size):
 
 
 def _wa(label, fw):
-    if fw == "exact":
+    if fw == "exact":  # as with naive placement: each object written once
         return 1.0
     return round(1.0 + 0.05 * ALGS.index(label) + (0.2 if fw == "sipq" else 0.0), 4)
 
@@ -69,8 +69,10 @@ def _fig8_rows():
                 ohr = _ohr(label, fw, size)
                 rows.append(_row(name, segs, fw, size, ohr, round(ohr * 0.8, 4),
                                  wa=_wa(label, fw)))
-    # An exact cell without WA (skipped by `wa` only) and a failed cell.
+    # gdsf-3 without WA on exact (no placement: `wa` leaves it out silently) and on ripq
+    # (skipped by `wa` with a warning), and a failed cell.
     rows[-len(FRAMEWORKS)]["wa_implementation"] = ""
+    rows[-len(FRAMEWORKS) + 1]["wa_implementation"] = ""
     rows.append(_row("gdsf", 2, "ripq", BIG, "", "", error="simulator crashed"))
     return rows
 
@@ -244,13 +246,16 @@ def test_api_wa_bars(fig8_csv, tmp_path, capsys):
     (ax,) = fig.get_axes()
     assert ax.get_ylabel() == "implementation write amplification (×)"
     bars = _bars(ax)
-    # The last exact cell (gdsf-3) has no WA: skipped with a warning.
-    assert "gdsf-3" not in bars["exact"]
-    assert "no value for wa_implementation" in capsys.readouterr().err
-    assert sum(len(c) for c in ax.containers) == len(ALGS) * len(VARIANTS) - 1
+    # gdsf-3 has no WA on exact (left out silently: an exact cell writes nothing without a
+    # placement) nor on ripq (skipped with a warning).
+    assert "gdsf-3" not in bars["exact"] and "gdsf-3" not in bars["ripq"]
+    err = capsys.readouterr().err
+    assert "(gdsf-3 / ripq): no value for wa_implementation" in err
+    assert "gdsf-3 / exact" not in err
+    assert sum(len(c) for c in ax.containers) == len(ALGS) * len(VARIANTS) - 2
     for fw, var in FRAMEWORKS:
         want = {label: _wa(label, fw) for _, _, label in POLICIES
-                if not (fw == "exact" and label == "gdsf-3")}
+                if not (fw in ("exact", "ripq") and label == "gdsf-3")}
         assert bars[var] == pytest.approx(want)
     refs = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
     assert len(refs) == 1 and list(refs[0].get_ydata()) == [1, 1]
