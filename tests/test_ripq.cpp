@@ -22,6 +22,7 @@ namespace flashpq {
 namespace {
 
 using testing::load_trace;  // tests/test_util.h
+using testing::ripq_config;
 
 uint64_t working_set(const std::vector<Request>& reqs) {
   std::map<uint64_t, uint32_t> first;
@@ -55,15 +56,6 @@ class CheckingDevice final : public Device {
   uint64_t block_;
   std::map<uint64_t, bool> written_;
 };
-
-FrameworkConfig ripq_config(uint64_t block, uint32_t k, uint32_t reserved = 10) {
-  FrameworkConfig f;
-  f.name = "ripq";
-  f.block_size_bytes = block;
-  f.insertion_points = k;
-  f.reserved_blocks = reserved;
-  return f;
-}
 
 PolicyConfig policy(const std::string& name, uint32_t segments = 3) {
   PolicyConfig p;

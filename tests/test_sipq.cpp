@@ -50,14 +50,6 @@ Request del(uint64_t key) {
 
 enum : uint64_t { A = 1, B, C, D, E, F, G, H };
 
-FrameworkConfig sipq(uint64_t block_bytes, double occupancy) {
-  FrameworkConfig f;
-  f.name = "sipq";
-  f.block_size_bytes = block_bytes;
-  f.occupancy = occupancy;
-  return f;
-}
-
 template <class CacheT>
 Handle handle(const CacheT& cache, uint64_t key) {
   return cache.table().find(key);
@@ -99,7 +91,7 @@ uint64_t working_set(const std::vector<Request>& requests, bool unit_size) {
 
 TEST_CASE("sipq: the log needs at least two blocks", "[frameworks]") {
   NullDevice device{DeviceConfig{}};
-  const FrameworkConfig f = sipq(4096, 0.5);
+  const FrameworkConfig f = sipq_config(4096, 0.5);
   using Q = Cache<LruPolicy, SipqQueueFor<LruPolicy>>;
   CHECK_THROWS_WITH(Q(cache_config(8191), f, LruPolicy(policy_config("lru")), device),
                     Catch::Contains("capacity 8191 B") && Catch::Contains("block size 4096 B") &&
@@ -128,7 +120,7 @@ TEST_CASE("sipq: the log needs at least two blocks", "[frameworks]") {
 TEST_CASE("sipq: objects larger than a block are not admitted; a block's worth is",
           "[frameworks]") {
   NullDevice device{DeviceConfig{}};
-  const FrameworkConfig f = sipq(4096, 0.5);
+  const FrameworkConfig f = sipq_config(4096, 0.5);
   Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(3 * 4096 + 100), f,
                                                   LruPolicy(policy_config("lru")), device);
   CHECK(cache.queue().slots() == 3);
@@ -148,7 +140,7 @@ TEST_CASE("sipq: hand-computed log with LRU, θ = 0.5 (unit sizes, B = 2 objects
   // C = 6 objects, B = 2 → M = 3 slots (offsets 0, 2, 4); VC capacity ⌊0.5·6⌋ = 3 objects.
   // Notation: VC lists are head → tail (tail = the VC's minimum), slots list log order.
   RecordingDevice device;
-  const FrameworkConfig f = sipq(2, 0.5);
+  const FrameworkConfig f = sipq_config(2, 0.5);
   Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(6, /*unit_size=*/true), f,
                                                   LruPolicy(policy_config("lru")), device);
   using Io = RecordingDevice::Io;
@@ -228,7 +220,7 @@ TEST_CASE("sipq: GDSF priorities outside the VC are its drop level, which the cl
           "[frameworks]") {
   // C = 4 objects, B = 1 → M = 4; VC 2 objects. GDSF-3, unit sizes: a miss inserts at clock + 1.
   RecordingDevice device;
-  const FrameworkConfig f = sipq(1, 0.5);
+  const FrameworkConfig f = sipq_config(1, 0.5);
   Cache<GdsfPolicy, SipqQueueFor<GdsfPolicy>> cache(cache_config(4, /*unit_size=*/true), f,
                                                     GdsfPolicy(policy_config("gdsf", 3)), device);
   const auto& q = cache.queue();
@@ -259,12 +251,12 @@ TEST_CASE("sipq: GDSF priorities outside the VC are its drop level, which the cl
 // θ = 0 is FIFO.
 
 /// Replays `requests` on SIPQ-FIFO θ = 0 and on exact FIFO in lockstep; returns the hit count.
-uint64_t fifo_lockstep(const std::vector<Request>& requests, const CacheConfig& sipq_config,
+uint64_t fifo_lockstep(const std::vector<Request>& requests, const CacheConfig& sipq_cache,
                        uint64_t block, const CacheConfig& fifo_config) {
   NullDevice d1{DeviceConfig{}}, d2{DeviceConfig{}};
-  const FrameworkConfig f = sipq(block, 0.0);
+  const FrameworkConfig f = sipq_config(block, 0.0);
   const FrameworkConfig exact;
-  Cache<FifoPolicy, SipqQueueFor<FifoPolicy>> s(sipq_config, f, FifoPolicy(policy_config("fifo")),
+  Cache<FifoPolicy, SipqQueueFor<FifoPolicy>> s(sipq_cache, f, FifoPolicy(policy_config("fifo")),
                                                 d1);
   Cache<FifoPolicy, ExactRelativeQueue> x(fifo_config, exact, FifoPolicy(policy_config("fifo")),
                                           d2);
@@ -326,7 +318,8 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
     const auto& trace = load_trace(kAdaptsize);
     for (uint64_t block : {1u, 7u, 64u, 256u}) {
       NullDevice device{DeviceConfig{}};
-      Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(3000, true), sipq(block, 0.0),
+      Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(3000, true),
+                                                      sipq_config(block, 0.0),
                                                       LruPolicy(policy_config("lru")), device);
       for (const Request& r : trace) cache.access(r);
       INFO("unit sizes, block " << block);
@@ -340,7 +333,7 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
        {uint64_t{64} << 10, uint64_t{256} << 10, uint64_t{1} << 20, uint64_t{4} << 20}) {
     for (uint64_t capacity : {kAdaptsizeWss / 20, kAdaptsizeWss / 5}) {
       NullDevice device{DeviceConfig{}};
-      FrameworkConfig f = sipq(block, 0.0);
+      FrameworkConfig f = sipq_config(block, 0.0);
       f.read_hits = false;  // so every read would be a reinsertion's
       Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(capacity), f,
                                                       LruPolicy(policy_config("lru")), device);
@@ -404,7 +397,7 @@ void check_tradeoff(const std::vector<Request>& trace, const CacheConfig& config
   std::vector<Outcome> outcomes;
   std::string table;
   for (double theta : {0.0, 0.25, 0.5, 0.75, 0.9}) {
-    outcomes.push_back(run<P, SipqQueueFor<P>>(trace, config, sipq(block, theta), policy));
+    outcomes.push_back(run<P, SipqQueueFor<P>>(trace, config, sipq_config(block, theta), policy));
     table += " θ=" + std::to_string(theta).substr(0, 4) +
              ": hr=" + std::to_string(outcomes.back().hit_ratio) +
              " wa=" + std::to_string(outcomes.back().wa) + ";";
@@ -454,7 +447,7 @@ TEST_CASE("sipq: GDSF runs on the absolute VC (adaptsize, bytes)", "[frameworks]
   for (double theta : {0.0, 0.5, 0.9}) {
     INFO("θ " << theta);
     NullDevice device{DeviceConfig{}};
-    const FrameworkConfig f = sipq(1 << 20, theta);
+    const FrameworkConfig f = sipq_config(1 << 20, theta);
     Cache<GdsfPolicy, SipqQueueFor<GdsfPolicy>> cache(cache_config(kAdaptsizeWss / 10), f,
                                                       GdsfPolicy(policy_config("gdsf", 3)), device);
     uint64_t hits = 0;
@@ -532,8 +525,8 @@ TEST_CASE("sipq: index map is the entry's key, size and chain plus an 8-byte loc
     NullDevice device{DeviceConfig{}};
     with_policy(policy_config(name, 3), [&](auto p) {
       using P = decltype(p);
-      Cache<P, SipqQueueFor<P>> cache(cache_config(capacity, true), sipq(capacity / 256, 0.5),
-                                      std::move(p), device);
+      Cache<P, SipqQueueFor<P>> cache(cache_config(capacity, true),
+                                      sipq_config(capacity / 256, 0.5), std::move(p), device);
       cache.reserve(capacity);
       for (const Request& r : reqs) cache.access(r);
       REQUIRE(cache.queue().check_invariants() == "");
@@ -580,7 +573,7 @@ TEST_CASE("sipq: invariants after every request on random sequences", "[framewor
           const auto requests = random_requests(seed++, 5000, 300, 500);
           const CacheConfig config =
               unit_size ? cache_config(60, true, mode) : cache_config(20000, false, mode);
-          const FrameworkConfig f = sipq(unit_size ? 4 : 1000, theta);
+          const FrameworkConfig f = sipq_config(unit_size ? 4 : 1000, theta);
           with_policy(pc, [&](auto p) { check_invariants_every_request(p, config, f, requests); });
         }
       }
@@ -600,7 +593,7 @@ TEST_CASE("sipq: at θ = 1 with large objects the stall guard ends every inserti
   }
   uint64_t stalls = 0;
   check_invariants_every_request(LruPolicy(policy_config("lru")), cache_config(10000),
-                                 sipq(1000, 1.0), requests, &stalls);
+                                 sipq_config(1000, 1.0), requests, &stalls);
   CHECK(stalls > 0);
 }
 
@@ -679,7 +672,7 @@ void check_sipq_hit_reads(bool read_hits) {
   const auto& trace = load_trace(kAdaptsize, 30'000);
   const uint64_t block = 256 << 10;
   RecordingDevice device(0, 512);
-  FrameworkConfig f = sipq(block, 0.5);
+  FrameworkConfig f = sipq_config(block, 0.5);
   f.read_hits = read_hits;
   Cache<SlruPolicy, SipqQueueFor<SlruPolicy>> cache(cache_config(kAdaptsizeWss / 10), f,
                                                     SlruPolicy(policy_config("slru", 3)), device);

@@ -742,25 +742,6 @@ class DecisionRecording {
   std::vector<Decision>* log_;
 };
 
-FrameworkConfig ripq_framework(uint64_t block, uint32_t k, uint32_t reserved,
-                               double materialize_threshold = 0.0) {
-  FrameworkConfig f;
-  f.name = "ripq";
-  f.block_size_bytes = block;
-  f.insertion_points = k;
-  f.reserved_blocks = reserved;
-  f.materialize_threshold = materialize_threshold;
-  return f;
-}
-
-FrameworkConfig sipq_framework(uint64_t block, double occupancy) {
-  FrameworkConfig f;
-  f.name = "sipq";
-  f.block_size_bytes = block;
-  f.occupancy = occupancy;
-  return f;
-}
-
 // The key of the object queue q's victim() names for an object of `size`, 0 for none (keys
 // in the hand-computed sequences start at 1).
 template <class CacheT>
@@ -822,7 +803,7 @@ TEST_CASE("RIPQ's victim() by hand: the first object of the tail sealed block to
       {14, false, 9, {9, 10}}};
   Keys evicted;
   std::vector<Decision> decisions;
-  const FrameworkConfig framework = ripq_framework(2, 4, 2);
+  const FrameworkConfig framework = ripq_config(2, 4, 2);
   NullDevice device{DeviceConfig{}};
   using P = EvictionRecording<LruPolicy>;
   using A = DecisionRecording<NoAdmission>;
@@ -858,7 +839,7 @@ TEST_CASE("TinyLFU on RIPQ by hand: the tail block's first object decides, the b
   // The geometry of the previous test with FIFO (a hit moves nothing, so victim() is always
   // the first object of the oldest sealed block) and TinyLFU, its sketch sized for 1024
   // objects (the estimates below show the 9 keys do not collide).
-  const FrameworkConfig framework = ripq_framework(2, 4, 2);
+  const FrameworkConfig framework = ripq_config(2, 4, 2);
   NullDevice device{DeviceConfig{}};
   Keys evicted;
   using P = EvictionRecording<FifoPolicy>;
@@ -1026,8 +1007,8 @@ TEST_CASE("TinyLFU on RIPQ and SIPQ compares each candidate with an object delet
     const uint64_t block = capacity / 128;
     const uint64_t mean_size = working_set(*t.requests, false) / working_set(*t.requests, true);
     for (const FrameworkConfig& framework :
-         {ripq_framework(block, 8, 10), ripq_framework(block, 8, 10, 0.3),
-          sipq_framework(block, 0.5), sipq_framework(block, 0.9)}) {
+         {ripq_config(block, 8, 10), ripq_config(block, 8, 10, 0.3), sipq_config(block, 0.5),
+          sipq_config(block, 0.9)}) {
       for (const char* policy : {"lru", "gdsf"}) {
         INFO(t.name << " " << framework.name << " threshold " << framework.materialize_threshold
                     << " occupancy " << framework.occupancy << " " << policy);

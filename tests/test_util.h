@@ -139,6 +139,29 @@ inline PolicyConfig policy_config(const std::string& name, uint32_t segments = 3
   return p;
 }
 
+/// Framework ripq with device blocks of `block_bytes`, K = `k` insertion points, `reserved`
+/// reserved blocks and the materialization threshold; the other fields at their defaults.
+inline FrameworkConfig ripq_config(uint64_t block_bytes, uint32_t k, uint32_t reserved = 10,
+                                   double materialize_threshold = 0.0) {
+  FrameworkConfig f;
+  f.name = "ripq";
+  f.block_size_bytes = block_bytes;
+  f.insertion_points = k;
+  f.reserved_blocks = reserved;
+  f.materialize_threshold = materialize_threshold;
+  return f;
+}
+
+/// Framework sipq with device blocks of `block_bytes` and occupancy θ; the other fields at
+/// their defaults.
+inline FrameworkConfig sipq_config(uint64_t block_bytes, double occupancy) {
+  FrameworkConfig f;
+  f.name = "sipq";
+  f.block_size_bytes = block_bytes;
+  f.occupancy = occupancy;
+  return f;
+}
+
 /// The first `limit` requests of an oracleGeneral trace (plain or zstd), read once per test run
 /// and kept: several tests replay the same prefix.
 inline const std::vector<Request>& load_trace(const std::string& path, size_t limit = SIZE_MAX) {
