@@ -130,7 +130,8 @@ class Cache {
   /// entry words the queue orders objects with (Q::kOrderWords), plus the locations the queue
   /// keeps by handle. Measured from allocated capacities.
   size_t index_bytes() const {
-    return table_.memory_bytes() - order_word_bytes() + queue_.index_bytes();
+    return table_.memory_bytes() - table_.framework_word_bytes(Q::kOrderWords) +
+           queue_.index_bytes();
   }
   /// DRAM of the queue structure (§4.2, "Queue Structure": what orders the objects): the entry
   /// words the queue orders objects with, the queue's own structures (segments, heap, blocks,
@@ -139,7 +140,7 @@ class Cache {
   /// FrameworkCounters::dram_buffer_bytes. index_bytes() + queue_bytes() is the framework's
   /// DRAM besides its buffers.
   size_t queue_bytes() const {
-    size_t bytes = order_word_bytes() + queue_.queue_bytes();
+    size_t bytes = table_.framework_word_bytes(Q::kOrderWords) + queue_.queue_bytes();
     if constexpr (requires { policy_.memory_bytes(); }) bytes += policy_.memory_bytes();
     return bytes;
   }
@@ -151,11 +152,6 @@ class Cache {
   const ObjectTable& table() const { return table_; }
 
  private:
-  // The entry words (of prev, next, slot) the queue uses to order objects, over the slab.
-  size_t order_word_bytes() const {
-    return table_.slab_capacity() * sizeof(uint32_t) * Q::kOrderWords;
-  }
-
   // The size the object occupies: 1 in unit-size mode.
   uint32_t size_of(const Request& r) const { return config_.unit_size ? 1u : r.size_bytes; }
 

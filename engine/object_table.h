@@ -188,6 +188,12 @@ class ObjectTable {
   size_t memory_bytes() const {
     return buckets_.capacity() * sizeof(Handle) + entries_.capacity() * sizeof(ObjectEntry);
   }
+  /// Bytes of `words` (at most 3) of each entry's framework words (prev, next, slot) over the
+  /// slab's capacity: the part of memory_bytes() a framework orders objects with
+  /// (engine/queue.h).
+  size_t framework_word_bytes(unsigned words) const {
+    return entries_.capacity() * sizeof(uint32_t) * words;
+  }
 
  private:
   static constexpr size_t kMinBuckets = 16;

@@ -121,9 +121,9 @@ class WTinyLfuCache {
   const TinyLfuAdmission& admission() const { return sketch_; }
   /// DRAM of the index map (engine/queue.h): the ObjectTable's buckets and entries less the
   /// three entry words that order objects (list links and region).
-  size_t index_bytes() const { return table_.memory_bytes() - order_word_bytes(); }
+  size_t index_bytes() const { return table_.memory_bytes() - table_.framework_word_bytes(3); }
   /// DRAM of the queue structure: the entries' list links and region, and the list heads.
-  size_t queue_bytes() const { return order_word_bytes() + sizeof(lists_); }
+  size_t queue_bytes() const { return table_.framework_word_bytes(3) + sizeof(lists_); }
   /// DRAM of the TinyLFU sketch.
   size_t admission_bytes() const { return sketch_.memory_bytes(); }
   const ObjectTable& table() const { return table_; }
@@ -148,9 +148,6 @@ class WTinyLfuCache {
   }
 
  private:
-  // prev, next and slot (the region) of every entry in the slab order the objects.
-  size_t order_word_bytes() const { return table_.slab_capacity() * 3 * sizeof(uint32_t); }
-
   // A region's list: head = MRU, tail = LRU. Links live in the entries (prev toward the head).
   struct List {
     Handle head = kNoHandle;
