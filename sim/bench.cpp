@@ -130,15 +130,13 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
               m.hit_ratio =
                   static_cast<double>(stats.counters().hits) /
                   static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
-              m.index_bytes_per_object =
-                  static_cast<double>(cache.index_bytes()) /
-                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
-              m.queue_bytes_per_object =
-                  static_cast<double>(cache.queue_bytes()) /
-                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
-              m.admission_bytes_per_object =
-                  static_cast<double>(cache.admission_bytes()) /
-                  static_cast<double>(std::max<size_t>(1, cache.object_count()));
+              auto per_object = [&](size_t bytes) {
+                return static_cast<double>(bytes) /
+                       static_cast<double>(std::max<size_t>(1, cache.object_count()));
+              };
+              m.index_bytes_per_object = per_object(cache.index_bytes());
+              m.queue_bytes_per_object = per_object(cache.queue_bytes());
+              m.admission_bytes_per_object = per_object(cache.admission_bytes());
             });
           });
         });
