@@ -308,21 +308,6 @@ TEST_CASE("RIPQ's object writes are at most inserts + increases (§4.5)", "[fram
   }
 }
 
-namespace {
-// LRU that reports each victim's key (the cache calls on_evict before dropping it).
-class RecordingLru : public LruPolicy {
- public:
-  RecordingLru(const PolicyConfig& c, std::vector<uint64_t>* out) : LruPolicy(c), out_(out) {}
-  template <class Q>
-  void on_evict(Q&, ObjectTable& t, Handle h) {
-    out_->push_back(t[h].key);
-  }
-
- private:
-  std::vector<uint64_t>* out_;
-};
-}  // namespace
-
 TEST_CASE("RIPQ-LRU with 4α extra space holds every object exact LRU holds (§4.5)",
           "[frameworks][ripq][slow]") {
   const auto& reqs =
@@ -338,10 +323,11 @@ TEST_CASE("RIPQ-LRU with 4α extra space holds every object exact LRU holds (§4
   FrameworkConfig exact_fc, ripq_fc = ripq_config(block, k);
   NullDevice d1{DeviceConfig{}}, d2{DeviceConfig{}};
   std::vector<uint64_t> ripq_evicted, exact_evicted;
-  Cache<RecordingLru, ExactRelativeQueue> exact(exact_cc, exact_fc,
-                                                RecordingLru(policy("lru"), &exact_evicted), d1);
+  using RecordingLru = testing::EvictionRecording<LruPolicy>;
+  Cache<RecordingLru, ExactRelativeQueue> exact(
+      exact_cc, exact_fc, RecordingLru(LruPolicy(policy("lru")), &exact_evicted), d1);
   Cache<RecordingLru, RipqQueue<PriorityKind::kRelative>> ripq(
-      ripq_cc, ripq_fc, RecordingLru(policy("lru"), &ripq_evicted), d2);
+      ripq_cc, ripq_fc, RecordingLru(LruPolicy(policy("lru")), &ripq_evicted), d2);
   uint64_t violations = 0, checked = 0;
   for (size_t i = 0; i < reqs.size(); ++i) {
     ripq_evicted.clear();

@@ -692,28 +692,6 @@ TEST_CASE("TinyLFU admission keeps a hot set through a scan (every exact policy)
 // ---------------------------------------------------------------------------------------------
 // TinyLFU on RIPQ and SIPQ: the object a candidate is compared against (Q::victim()).
 
-/// Policy P that also appends each delete-min victim's key to `evicted` (the queue calls
-/// on_evict while the victim is still queued), as RecordingLru in tests/test_ripq.cpp, and on
-/// RIPQ its data's device offset (RipqQueue::data_offset) to `offsets` if given.
-template <Policy P>
-class EvictionRecording : public P {
- public:
-  EvictionRecording(P policy, Keys* evicted, std::vector<uint64_t>* offsets = nullptr)
-      : P(std::move(policy)), evicted_(evicted), offsets_(offsets) {}
-  template <class Q>
-  void on_evict(Q& q, ObjectTable& t, Handle h) {
-    evicted_->push_back(t[h].key);
-    if constexpr (requires { q.data_offset(h); }) {
-      if (offsets_) offsets_->push_back(q.data_offset(h));
-    }
-    P::on_evict(q, t, h);
-  }
-
- private:
-  Keys* evicted_;
-  std::vector<uint64_t>* offsets_;
-};
-
 /// One admit() call the cache made: the candidate, the victim it was compared against, the
 /// answer.
 struct Decision {

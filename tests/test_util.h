@@ -162,6 +162,29 @@ inline FrameworkConfig sipq_config(uint64_t block_bytes, double occupancy) {
   return f;
 }
 
+/// Policy P that also appends each delete-min victim's key to `evicted` (the queue calls
+/// on_evict while the victim is still queued), and on RIPQ its data's device offset
+/// (RipqQueue::data_offset) to `offsets` if given.
+template <Policy P>
+class EvictionRecording : public P {
+ public:
+  EvictionRecording(P policy, std::vector<uint64_t>* evicted,
+                    std::vector<uint64_t>* offsets = nullptr)
+      : P(std::move(policy)), evicted_(evicted), offsets_(offsets) {}
+  template <class Q>
+  void on_evict(Q& q, ObjectTable& t, Handle h) {
+    evicted_->push_back(t[h].key);
+    if constexpr (requires { q.data_offset(h); }) {
+      if (offsets_) offsets_->push_back(q.data_offset(h));
+    }
+    P::on_evict(q, t, h);
+  }
+
+ private:
+  std::vector<uint64_t>* evicted_;
+  std::vector<uint64_t>* offsets_;
+};
+
 /// The first `limit` requests of an oracleGeneral trace (plain or zstd), read once per test run
 /// and kept: several tests replay the same prefix.
 inline const std::vector<Request>& load_trace(const std::string& path, size_t limit = SIZE_MAX) {
