@@ -33,8 +33,8 @@
 //     below exact with B = C/256 that way, 0.13 this way. A section is checked for a split when
 //     it grows (an append or an increase into it); merges are checked at the end of an
 //     insertion that sealed a block (never inside a reclaim), so sections that deletes and hits
-//     shrink are merged at the next seal. A split opens a new active device and
-//     virtual block at the head of the lower half; a merge copies the lower active buffer into the
+//     shrink are merged at the next seal. A split opens a new active device and virtual
+//     block at the head of the lower half; a merge copies the lower active buffer into the
 //     upper one (or seals it when both do not fit in one block).
 // Choices the paper leaves open, stated:
 //   * Relative priority of an object = min(its nominal priority, the middle of its block's
