@@ -11,12 +11,9 @@
 // A is a template parameter of the cache: no virtual call per request. `kEnabled` false lets
 // the cache skip the calls entirely.
 //
-// Registered admission policies (with_admission() below):
-//   "none"     NoAdmission: admits everything.
-//   "tinylfu"  TinyLfuAdmission (policies/tinylfu.h): admit iff the candidate's estimated
-//              frequency exceeds the victim's (Einziger, Friedman, Manes, "TinyLFU: A Highly
-//              Efficient Cache Admission Policy", ACM ToS 2017; defaults from Caffeine's
-//              FrequencySketch and its simulator's reference.conf).
+// The seam knows no implementation: NoAdmission (below) admits everything, and the admission
+// policies are registered by name with the policies (policies/registry.h: with_admission()),
+// TinyLFU among them (policies/tinylfu.h).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +21,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "policies/tinylfu.h"
 
 namespace flashpq {
 
@@ -71,19 +66,5 @@ struct NoAdmission {
   bool admit(uint64_t, uint64_t) { return true; }
   size_t memory_bytes() const { return 0; }
 };
-
-/// Calls fn(A{config, expected_objects}) with the admission type registered under config.name
-/// (NoAdmission or TinyLfuAdmission) and returns its result. `expected_objects` is the number of
-/// objects the cache is expected to hold — an object count (e.g. the capacity in unit-size mode,
-/// capacity / mean object size otherwise), never a byte count. REQUIRES: config validated.
-/// Throws std::invalid_argument for an unknown name or a sketch too large to allocate.
-template <class Fn>
-decltype(auto) with_admission(const AdmissionConfig& config, uint64_t expected_objects, Fn&& fn) {
-  if (config.name == "none") return std::forward<Fn>(fn)(NoAdmission(config, expected_objects));
-  if (config.name == "tinylfu") {
-    return std::forward<Fn>(fn)(TinyLfuAdmission(config, expected_objects));
-  }
-  throw std::invalid_argument("admission.name: unknown admission policy '" + config.name + "'");
-}
 
 }  // namespace flashpq

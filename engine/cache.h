@@ -30,9 +30,9 @@
 #include "engine/exact/absolute_queue.h"
 #include "engine/exact/relative_queue.h"
 #include "engine/object_table.h"
+#include "engine/policy.h"
 #include "engine/queue.h"
 #include "engine/request.h"
-#include "policies/policy.h"
 
 namespace flashpq {
 

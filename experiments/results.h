@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cell_runner.h"
+#include "experiments/run/cell_runner.h"
 
 namespace flashpq {
 

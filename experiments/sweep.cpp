@@ -5,8 +5,8 @@
 #include <ostream>
 
 #include "experiments/results.h"
+#include "experiments/run/cell_runner.h"
 #include "fmt/format.h"
-#include "sim/cell_runner.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {

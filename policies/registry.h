@@ -12,6 +12,7 @@
 #include "policies/gdsf.h"
 #include "policies/policy.h"
 #include "policies/slru.h"
+#include "policies/tinylfu.h"
 
 namespace flashpq {
 
@@ -31,6 +32,20 @@ decltype(auto) with_policy(const PolicyConfig& config, Fn&& fn) {
         "exact framework only");
   }
   throw std::invalid_argument("unknown policy '" + config.name + "'");
+}
+
+/// Calls fn(A{config, expected_objects}) with the admission type registered under config.name
+/// (NoAdmission or TinyLfuAdmission) and returns its result. `expected_objects` is the number of
+/// objects the cache is expected to hold — an object count (e.g. the capacity in unit-size mode,
+/// capacity / mean object size otherwise), never a byte count. REQUIRES: config validated.
+/// Throws std::invalid_argument for an unknown name or a sketch too large to allocate.
+template <class Fn>
+decltype(auto) with_admission(const AdmissionConfig& config, uint64_t expected_objects, Fn&& fn) {
+  if (config.name == "none") return std::forward<Fn>(fn)(NoAdmission(config, expected_objects));
+  if (config.name == "tinylfu") {
+    return std::forward<Fn>(fn)(TinyLfuAdmission(config, expected_objects));
+  }
+  throw std::invalid_argument("admission.name: unknown admission policy '" + config.name + "'");
 }
 
 }  // namespace flashpq

@@ -68,11 +68,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/admission.h"
 #include "engine/key_hash.h"
 
 namespace flashpq {
-
-struct AdmissionConfig;  // engine/admission.h (which includes this header)
 
 /// A count-min sketch of depth 4 with 4-bit counters and periodic halving ([CF], [TinyLFU]).
 /// Not thread-safe.

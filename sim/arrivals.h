@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "sim/des.h"
+#include "sim/rng.h"
 #include "sim/timing.h"
 
 namespace flashpq {

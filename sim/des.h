@@ -1,5 +1,5 @@
-// sim/des.h — the discrete-event kernel of the timed mode: an integer-nanosecond clock, one
-// event queue ordered by (time, sequence number) and seeded random-number streams.
+// sim/des.h — the discrete-event kernel of the timed mode: an integer-nanosecond clock and one
+// event queue ordered by (time, sequence number). Its random numbers come from sim/rng.h.
 //
 // Source: DESIGN.md "Time" ("a simulated clock in integer nanoseconds, one event queue ordered by
 // (time, sequence number) so ties are deterministic, seeded RNGs only"). The queue is the
@@ -16,7 +16,6 @@
 // influence of caches on the performance of heaps", ACM JEA 1, 1996).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -120,57 +119,6 @@ class EventQueue {
   uint64_t now_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t popped_ = 0;
-};
-
-/// A seeded pseudo-random stream: xoshiro256** 1.0 (Blackman & Vigna, "Scrambled linear
-/// pseudorandom number generators", ACM TOMS 47(4), 2021), its state filled by splitmix64 (Steele,
-/// Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014) from the cell's
-/// seed and a stream id, so every consumer of randomness has its own reproducible stream (the
-/// Poisson arrivals use stream kArrivalStream). Never global; passed to whoever draws.
-class RngStream {
- public:
-  /// Stream ids in use (a new consumer takes a new id, so existing streams stay the same).
-  static constexpr uint64_t kArrivalStream = 1;
-
-  RngStream(uint64_t seed, uint64_t stream) {
-    // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is
-    // mixed in by one splitmix64 step of its own (an odd multiplier keeps it a bijection).
-    uint64_t x = seed ^ mix(stream * 0x9E3779B97F4A7C15ull + 0xD1B54A32D192ED03ull);
-    for (uint64_t& w : s_) w = splitmix64(x);
-  }
-
-  /// The next 64 uniformly distributed bits.
-  uint64_t next() {
-    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-  /// Uniform in [0, 1): the top 53 bits (Vigna's recommended conversion).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  /// Uniform in [0, n) by multiply-high (bias < n / 2^64). REQUIRES: n > 0.
-  uint64_t below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-  }
-  /// Exponentially distributed with the given mean, by inversion: −mean · ln(1 − U), U uniform
-  /// in [0, 1), so the argument of the logarithm is in (0, 1].
-  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
-
- private:
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  static uint64_t mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  static uint64_t splitmix64(uint64_t& x) { return mix(x += 0x9E3779B97F4A7C15ull); }
-
-  uint64_t s_[4];
 };
 
 }  // namespace flashpq

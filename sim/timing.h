@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/request.h"
 #include "sim/latency_histogram.h"
 
 namespace flashpq {
@@ -78,11 +77,6 @@ struct TimingConfig {
 
 /// How a request counts in the per-operation latency histograms.
 enum class OpClass : uint8_t { kRead, kWrite, kOther };
-
-/// get → read, set → write, delete → other.
-inline OpClass op_class(const Request& r) {
-  return r.op == Op::kGet ? OpClass::kRead : r.op == Op::kSet ? OpClass::kWrite : OpClass::kOther;
-}
 
 /// What a timed run measured after the warm-up. Request latency is arrival → completion of
 /// the request's last device operation (queueing included). Histograms in ns.

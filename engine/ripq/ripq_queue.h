@@ -63,9 +63,9 @@
 
 #include "devices/device.h"
 #include "engine/object_table.h"
+#include "engine/policy.h"
 #include "engine/queue.h"
 #include "engine/ripq/histogram.h"
-#include "policies/policy.h"
 
 namespace flashpq {
 

@@ -104,8 +104,8 @@
 #include "engine/exact/absolute_queue.h"
 #include "engine/exact/relative_queue.h"
 #include "engine/object_table.h"
+#include "engine/policy.h"
 #include "engine/queue.h"
-#include "policies/policy.h"
 
 namespace flashpq {
 

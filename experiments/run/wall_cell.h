@@ -12,8 +12,8 @@
 
 #include "devices/block/block_device.h"
 #include "experiments/experiment.h"
-#include "sim/cell_runner.h"
-#include "sim/stats.h"
+#include "experiments/run/cell_runner.h"
+#include "experiments/run/stats.h"
 #include "sim/timing.h"
 
 namespace flashpq {

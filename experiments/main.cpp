@@ -12,10 +12,10 @@
 #include <iostream>
 
 #include "devices/block/safety.h"
+#include "experiments/bench.h"
+#include "experiments/bench_device.h"
 #include "experiments/experiment.h"
 #include "experiments/sweep.h"
-#include "sim/bench.h"
-#include "sim/bench_device.h"
 #include "traces/trace_reader.h"
 
 using namespace flashpq;

@@ -1,10 +1,10 @@
-#include "sim/block_cell.h"
+#include "experiments/run/wall_cell.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "devices/block/wall_runner.h"
+#include "experiments/run/wall_runner.h"
 #include "fmt/format.h"
 #include "sim/fio_json.h"
 #include "traces/trace_reader.h"

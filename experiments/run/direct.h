@@ -15,8 +15,8 @@
 
 #include "devices/device.h"
 #include "engine/request.h"
+#include "experiments/run/stats.h"
 #include "fmt/format.h"
-#include "sim/stats.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {

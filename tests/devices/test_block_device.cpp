@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "block_test_util.h"
 #include "devices/block/block_device.h"
 #include "devices/block/crc32c.h"
-#include "devices/block/wall_runner.h"
+#include "experiments/run/wall_runner.h"
 #include "sim/fio_json.h"
 #include "sim/timing.h"
-#include "test_util.h"
+#include "tests/block_test_util.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {

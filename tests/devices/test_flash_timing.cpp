@@ -22,8 +22,9 @@
 #include "devices/simflash/simflash_config.h"
 #include "devices/simflash/simflash_device.h"
 #include "engine/request.h"
+#include "experiments/run/simulated_runner.h"
 #include "sim/des.h"
-#include "sim/timed_runner.h"
+#include "sim/rng.h"
 #include "sim/timing.h"
 
 namespace flashpq {

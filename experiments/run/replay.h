@@ -7,7 +7,7 @@
 #include <span>
 
 #include "engine/request.h"
-#include "sim/stats.h"
+#include "experiments/run/stats.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {

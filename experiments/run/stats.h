@@ -13,8 +13,15 @@
 
 #include "engine/key_set.h"
 #include "engine/request.h"
+#include "sim/timing.h"
 
 namespace flashpq {
+
+/// How a request counts in the per-operation latency histograms (sim/timing.h): get → read,
+/// set → write, delete → other.
+inline OpClass op_class(const Request& r) {
+  return r.op == Op::kGet ? OpClass::kRead : r.op == Op::kSet ? OpClass::kWrite : OpClass::kOther;
+}
 
 struct HitCounters {
   uint64_t requests = 0;

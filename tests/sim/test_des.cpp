@@ -11,6 +11,7 @@
 
 #include "sim/arrivals.h"
 #include "sim/des.h"
+#include "sim/rng.h"
 #include "sim/timing.h"
 
 namespace flashpq {
@@ -292,13 +293,6 @@ TEST_CASE("timing metrics: a request counts in all and in its class's histogram"
   CHECK(m.write.count() == 0);
   CHECK(m.requests == 2);
   CHECK(m.bytes == 30);
-  Request r;
-  r.op = Op::kGet;
-  CHECK(op_class(r) == OpClass::kRead);
-  r.op = Op::kSet;
-  CHECK(op_class(r) == OpClass::kWrite);
-  r.op = Op::kDelete;
-  CHECK(op_class(r) == OpClass::kOther);
 }
 
 TEST_CASE("latency_histogram text: non-empty buckets as value_ns:count, ascending",

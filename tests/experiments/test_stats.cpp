@@ -9,8 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "sim/replay.h"
-#include "sim/stats.h"
+#include "experiments/run/replay.h"
+#include "experiments/run/stats.h"
 
 namespace flashpq {
 namespace {
@@ -143,6 +143,16 @@ TEST_CASE("replay_span numbers requests across spans for the warm-up", "[stats]"
     CHECK(i == reqs.size());
     check_equal(stats.counters(), reference(reqs, warmup));
   }
+}
+
+TEST_CASE("op_class: a get is a read, a set a write, a delete neither", "[stats][timing]") {
+  Request r;
+  r.op = Op::kGet;
+  CHECK(op_class(r) == OpClass::kRead);
+  r.op = Op::kSet;
+  CHECK(op_class(r) == OpClass::kWrite);
+  r.op = Op::kDelete;
+  CHECK(op_class(r) == OpClass::kOther);
 }
 
 }  // namespace flashpq

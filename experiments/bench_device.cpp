@@ -1,11 +1,11 @@
-#include "sim/bench_device.h"
+#include "experiments/bench_device.h"
 
 #include <ostream>
 #include <random>
 #include <stdexcept>
 
 #include "devices/block/block_device.h"
-#include "devices/block/wall_runner.h"
+#include "experiments/run/wall_runner.h"
 #include "fmt/format.h"
 #include "sim/fio_json.h"
 

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "block_test_util.h"
 #include "devices/block/block_device.h"
 #include "devices/block/safety.h"
-#include "devices/block/wall_runner.h"
-#include "test_util.h"
+#include "experiments/run/wall_runner.h"
+#include "tests/block_test_util.h"
+#include "tests/test_util.h"
 
 namespace flashpq {
 namespace {

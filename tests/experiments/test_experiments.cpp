@@ -23,8 +23,8 @@
 
 #include "experiments/experiment.h"
 #include "experiments/results.h"
+#include "experiments/run/cell_runner.h"
 #include "experiments/sweep.h"
-#include "sim/cell_runner.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 

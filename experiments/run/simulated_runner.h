@@ -42,27 +42,13 @@
 #include "devices/simflash/flash_timing.h"
 #include "devices/simflash/simflash_device.h"
 #include "engine/request.h"
+#include "experiments/run/request_source.h"
+#include "experiments/run/stats.h"
 #include "sim/arrivals.h"
 #include "sim/des.h"
 #include "sim/timing.h"
 
 namespace flashpq {
-
-/// A request source over requests in memory, with the read(span) interface of TraceReader.
-/// REQUIRES: the requests outlive it.
-class SpanSource {
- public:
-  explicit SpanSource(std::span<const Request> requests) : rest_(requests) {}
-  size_t read(std::span<Request> out) {
-    const size_t n = std::min(out.size(), rest_.size());
-    std::copy_n(rest_.begin(), n, out.begin());
-    rest_ = rest_.subspan(n);
-    return n;
-  }
-
- private:
-  std::span<const Request> rest_;
-};
 
 /// What a timed run measured.
 struct TimedRunResult {
@@ -82,28 +68,6 @@ struct TimedRunResult {
 };
 
 namespace detail {
-
-// Reads a batched source one request at a time.
-template <class Source>
-class RequestReader {
- public:
-  explicit RequestReader(Source& source) : source_(source), buffer_(1024) {}
-  bool next(Request& out) {
-    if (pos_ == size_) {
-      size_ = source_.read(std::span<Request>(buffer_));
-      pos_ = 0;
-      if (size_ == 0) return false;
-    }
-    out = buffer_[pos_++];
-    return true;
-  }
-
- private:
-  Source& source_;
-  std::vector<Request> buffer_;
-  size_t pos_ = 0;
-  size_t size_ = 0;
-};
 
 // Points the FTL's op log at `log` for the guard's lifetime (exceptions included).
 class OpLogGuard {
@@ -159,7 +123,7 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
   std::vector<FlashOp> log;
   log.reserve(4096);
   detail::OpLogGuard guard(device.ftl(), &log);
-  detail::RequestReader<Source> reader(source);
+  RequestReader<Source> reader(source);
   std::vector<Slot> slots;
   uint32_t free_slot = kNone;
   uint32_t in_flight = 0;

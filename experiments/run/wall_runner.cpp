@@ -1,4 +1,4 @@
-#include "devices/block/wall_runner.h"
+#include "experiments/run/wall_runner.h"
 
 #include <cerrno>
 

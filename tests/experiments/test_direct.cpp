@@ -9,8 +9,8 @@
 
 #include "devices/simflash/simflash_device.h"
 #include "experiments/experiment.h"
+#include "experiments/run/cell_runner.h"
 #include "fmt/format.h"
-#include "sim/cell_runner.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 

@@ -38,6 +38,7 @@
 
 #include "devices/block/block_device.h"
 #include "engine/request.h"
+#include "experiments/run/request_source.h"
 #include "sim/latency_histogram.h"
 #include "sim/timing.h"
 
@@ -69,21 +70,6 @@ struct WallResult {
   uint64_t overlap_waits = 0;
   /// True when max_seconds stopped the run before the source was exhausted.
   bool stopped_by_time = false;
-};
-
-/// A request source over a span.
-class SpanSource {
- public:
-  explicit SpanSource(std::span<const Request> requests) : r_(requests) {}
-  bool next(Request& out) {
-    if (i_ == r_.size()) return false;
-    out = r_[i_++];
-    return true;
-  }
-
- private:
-  std::span<const Request> r_;
-  size_t i_ = 0;
 };
 
 /// The block I/O a request maps to.

@@ -1,4 +1,4 @@
-#include "sim/bench.h"
+#include "experiments/bench.h"
 
 #include <algorithm>
 #include <array>
@@ -13,12 +13,13 @@
 #include "devices/simflash/simflash_device.h"
 #include "engine/admission.h"
 #include "engine/framework.h"
+#include "experiments/run/cell_runner.h"
+#include "experiments/run/replay.h"
+#include "experiments/run/simulated_runner.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
-#include "sim/cell_runner.h"
 #include "sim/des.h"
-#include "sim/replay.h"
-#include "sim/timed_runner.h"
+#include "sim/rng.h"
 #include "traces/prefetch_reader.h"
 #include "traces/trace_summary.h"
 

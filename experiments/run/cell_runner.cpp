@@ -1,4 +1,4 @@
-#include "sim/cell_runner.h"
+#include "experiments/run/cell_runner.h"
 
 #include <chrono>
 #include <cmath>
@@ -6,13 +6,13 @@
 #include "devices/device.h"
 #include "devices/simflash/simflash_device.h"
 #include "engine/framework.h"
+#include "experiments/run/direct.h"
+#include "experiments/run/replay.h"
+#include "experiments/run/simulated_runner.h"
+#include "experiments/run/wall_cell.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "policies/wtinylfu.h"
-#include "sim/block_cell.h"
-#include "sim/direct.h"
-#include "sim/replay.h"
-#include "sim/timed_runner.h"
 #include "traces/prefetch_reader.h"
 
 namespace flashpq {

@@ -10,12 +10,12 @@
 #include <fstream>
 #include <string>
 
-#include "block_test_util.h"
 #include "devices/block/safety.h"
 #include "experiments/experiment.h"
+#include "experiments/run/cell_runner.h"
 #include "experiments/sweep.h"
-#include "sim/cell_runner.h"
-#include "test_util.h"
+#include "tests/block_test_util.h"
+#include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
