@@ -1,3 +1,4 @@
+// devices/device.cpp — the device registry and the checks of the device seam.
 #include "devices/device.h"
 
 #include <algorithm>
@@ -8,62 +9,58 @@
 
 namespace flashpq {
 
-namespace {
-
-struct DeviceEntry {
-  const char* name;
-  std::unique_ptr<Device> (*make)(const DeviceConfig&);
-};
-
-// The registry: one line per device implementation.
-const DeviceEntry kDevices[] = {
-    {"null",
-     [](const DeviceConfig& c) -> std::unique_ptr<Device> {
-       return std::make_unique<NullDevice>(c);
-     }},
-    {"simflash",
-     [](const DeviceConfig& c) -> std::unique_ptr<Device> {
-       return std::make_unique<SimFlashDevice>(c);
-     }},
-    {"block",
-     [](const DeviceConfig& c) -> std::unique_ptr<Device> {
-       return std::make_unique<BlockDevice>(c);
-     }},
-};
-
-}  // namespace
+const std::vector<const DeviceType*>& device_types() {
+  // The registry: one line per device implementation, in registration order.
+  static const std::vector<const DeviceType*> types = {
+      &kNullDeviceType,
+      &kSimFlashDeviceType,
+      &kBlockDeviceType,
+  };
+  return types;
+}
 
 const std::vector<std::string>& device_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& d : kDevices) v.emplace_back(d.name);
+    for (const DeviceType* t : device_types()) v.push_back(t->spec().name);
     return v;
   }();
   return names;
 }
 
-void DeviceConfig::validate() const {
-  const auto& names = device_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string allowed;
-    for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("device.name: unknown device '" + name + "' (allowed: " + allowed +
-                                ")");
+const DeviceType& device_type(const std::string& name) {
+  for (const DeviceType* t : device_types()) {
+    if (t->spec().name == name) return *t;
   }
-  if (logical_block_bytes == 0 || (logical_block_bytes & (logical_block_bytes - 1)) != 0) {
-    throw std::invalid_argument("device.logical_block_bytes: expected a power of two, found " +
-                                std::to_string(logical_block_bytes));
-  }
-  if (name == "simflash") simflash.validate();
-  if (name == "block") block.validate();
+  throw_unknown_name("device.name", name, device_names());
+}
+
+const SectionSpec& device_section() {
+  static const SectionSpec section = [] {
+    std::vector<ComponentSpec> components;
+    for (const DeviceType* t : device_types()) components.push_back(t->spec());
+    return SectionSpec{
+        "device",
+        {key("device.name", ValueType::kEnum).def("null").choices(device_names()).desc("device")},
+        "device.name",
+        components};
+  }();
+  return section;
+}
+
+const std::vector<Column>& device_columns() {
+  static const std::vector<Column> columns = [] {
+    std::vector<Column> v;
+    for (const DeviceType* t : device_types()) {
+      for (const Column& c : t->columns) v.push_back(c);
+    }
+    return v;
+  }();
+  return columns;
 }
 
 std::unique_ptr<Device> make_device(const DeviceConfig& config) {
-  config.validate();
-  for (const auto& d : kDevices) {
-    if (config.name == d.name) return d.make(config);
-  }
-  throw std::invalid_argument("device.name: unknown device '" + config.name + "'");
+  return device_type(config.name).make(config);
 }
 
 void Device::check_slow(uint64_t offset, uint64_t len, const char* what) const {

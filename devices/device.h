@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "devices/block/block_config.h"
-#include "devices/simflash/simflash_config.h"
+#include "sim/columns.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
@@ -27,27 +27,39 @@ struct DeviceCounters {
   uint64_t trimmed_bytes = 0;
 };
 
-/// The `device:` section of an experiment.
+/// The `device:` section of an experiment: the registered name of the device (the registry in
+/// devices/device.cpp), the values of the section's keys, which each device declares and
+/// decodes itself (SimFlashConfig, BlockConfig), and what the cell adds to them.
 struct DeviceConfig {
-  /// Registered device name: "null" (counts only, unbounded), "simflash" (the simulated
-  /// FTL and flash of devices/simflash/) or "block" (a real file or block device,
-  /// devices/block/). Default "null".
+  /// Registered device name: "null" (counts only, unbounded), "simflash" (the simulated FTL
+  /// and flash of devices/simflash/) or "block" (a real file or block device, devices/block/).
+  /// Default "null".
   std::string name = "null";
-  /// Exported capacity in bytes; 0 (default) means unbounded (the null device only).
-  uint64_t capacity_bytes = 0;
-  /// Logical block size in bytes: every offset and length must be a multiple. Default 1
-  /// (byte-addressed, for the null device). REQUIRES: a power of two.
-  uint32_t logical_block_bytes = 1;
-  /// The simflash device's geometry, capacity, GC and timings (read by "simflash" only; it
-  /// sets the capacity and the logical block size itself, from these).
-  SimFlashConfig simflash;
-  /// The block device's path, engine, queue depth and options (read by "block" only; it sets
-  /// the capacity and the logical block size itself, from the device it opens).
-  BlockConfig block;
+  /// The device.* values, by dotted key.
+  Params params;
+  /// The cell's seed: the streams a device draws from (simflash's d_choices GC, the block
+  /// device's data pattern) follow it. Default 1.
+  uint64_t seed = 1;
+  /// Set from the command line (--force-destroy=ID), never from a YAML file: the identity of a
+  /// real device whose filesystem or partition-table signature may be overwritten
+  /// (devices/block/safety.h). Default empty.
+  std::string force_destroy;
+};
 
-  /// Throws std::invalid_argument quoting the bad value (unknown name, block size not a power
-  /// of two, and for simflash and block anything their configs' validate() rejects).
-  void validate() const;
+/// What every request must respect on a device: its exported capacity and logical block.
+struct DeviceBounds {
+  /// Exported capacity in bytes; 0 = unbounded.
+  uint64_t capacity_bytes = 0;
+  /// Every offset and length is a multiple of it (a power of two).
+  uint32_t logical_block_bytes = 1;
+};
+
+/// What a device is told of the workload when it reports its columns.
+struct ReportContext {
+  /// Host bytes written per byte the workload asked to insert: a cache's implementation WA
+  /// (RIPQ paper §4.5), 1 for framework direct (every host byte is the workload's own), NaN
+  /// when nothing is placed on the device. The device's combined WA multiplies it.
+  double host_write_factor = 1.0;
 };
 
 /// A byte-addressed device. Not thread-safe.
@@ -85,7 +97,23 @@ class Device {
     count_trim(len);
   }
 
+  /// Throws std::invalid_argument as write/read/trim would for this extent (`what` names the
+  /// operation in the message), without doing anything: for callers that check a whole
+  /// workload before its first I/O.
+  void check_extent(uint64_t offset, uint64_t len, const char* what) const {
+    check(offset, len, what);
+  }
+
   const DeviceCounters& counters() const { return counters_; }
+
+  /// Marks the start of the measured interval (the end of the warm-up): the device snapshots
+  /// what its columns report the growth of. A runner calls it exactly once per run.
+  void begin_measurement() { do_begin_measurement(); }
+  /// The device's own results columns for the interval since begin_measurement(), named and
+  /// ordered as its registration lists them (DeviceType::columns): FTL counters and write
+  /// amplification on simflash, engine, verify and drive counters on a block device, none on
+  /// the null device. Columns the device cannot fill are empty.
+  std::vector<Column> columns(const ReportContext& context) const { return do_columns(context); }
   /// Exported capacity in bytes; 0 = unbounded.
   uint64_t capacity_bytes() const { return capacity_bytes_; }
   uint32_t logical_block_bytes() const { return block_bytes_; }
@@ -132,17 +160,46 @@ class Device {
   virtual void do_write(uint64_t offset, uint64_t len) = 0;
   virtual void do_read(uint64_t offset, uint64_t len) = 0;
   virtual void do_trim(uint64_t offset, uint64_t len) = 0;
+  virtual void do_begin_measurement() {}
+  virtual std::vector<Column> do_columns(const ReportContext&) const { return {}; }
 
   uint64_t capacity_bytes_;
   uint32_t block_bytes_;
   DeviceCounters counters_;
 };
 
-/// Creates the device registered under config.name (validated here). Throws
-/// std::invalid_argument for an unknown name.
-std::unique_ptr<Device> make_device(const DeviceConfig& config);
+/// A device implementation as registered (devices/device.cpp, one line per device).
+struct DeviceType {
+  /// Name, summary, keys and requirements.
+  const ComponentSpec& (*spec)();
+  /// Decodes and checks config.params before anything runs, reading but never writing a real
+  /// device; returns the geometry the device will have and sets in `shown` the text the
+  /// results row shows for each of its keys (the value it resolved). Throws
+  /// std::invalid_argument naming the key.
+  DeviceBounds (*resolve)(const DeviceConfig& config, Params& shown);
+  /// Builds the device. Throws as resolve(), and as the device itself.
+  std::unique_ptr<Device> (*make)(const DeviceConfig& config);
+  /// The columns the device reports (Device::columns), in order: their names and whether each
+  /// is numeric, texts empty.
+  std::vector<Column> columns;
+  /// Real hardware: every cell on it is timed by the wall clock.
+  bool wall_clock = false;
+};
 
+/// The registered device types, in registration order.
+const std::vector<const DeviceType*>& device_types();
+/// The type registered under `name`. Throws std::invalid_argument naming the allowed names.
+const DeviceType& device_type(const std::string& name);
 /// The registered device names.
 const std::vector<std::string>& device_names();
+/// The `device:` section: device.name, then every device's keys (sim/params.h).
+const SectionSpec& device_section();
+/// Every device's columns, in registration order, texts empty (a results row holds them all; a
+/// device fills its own).
+const std::vector<Column>& device_columns();
+
+/// Creates the device registered under config.name. Throws std::invalid_argument for an
+/// unknown name or a bad key.
+std::unique_ptr<Device> make_device(const DeviceConfig& config);
 
 }  // namespace flashpq

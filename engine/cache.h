@@ -3,7 +3,7 @@
 // Source: DESIGN.md "Data flow". The cache owns the index (ObjectTable), the policy and the
 // queue; it turns each Request into the policy's priority-queue operations (RIPQ paper §4.1):
 //   * get, cached:     a hit; the object is read from the device where it is on flash
-//                      (FrameworkConfig::read_hits), then the policy may increase its priority.
+//                      (framework.read_hits), then the policy may increase its priority.
 //   * get, not cached: a miss; the object is inserted with the request's size (read-through).
 //   * set:             inserts the object, or replaces the cached copy (the old copy is removed
 //                      and the new one inserted as a fresh object: priority and GDSF count
@@ -27,12 +27,11 @@
 #include <type_traits>
 
 #include "engine/admission.h"
-#include "engine/exact/absolute_queue.h"
-#include "engine/exact/relative_queue.h"
 #include "engine/object_table.h"
 #include "engine/policy.h"
 #include "engine/queue.h"
 #include "engine/request.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
@@ -42,12 +41,18 @@ enum class SizeChange { kKeep, kUpdate };
 /// The `cache:` section of an experiment, resolved.
 struct CacheConfig {
   /// Capacity in bytes (in objects when unit_size). REQUIRES: >= 1. No default: the experiment
-  /// resolves `cache.capacity` (bytes with a unit, or a fraction of the working set).
+  /// resolves `cache.capacity` (CapacitySpec: bytes with a unit, or a fraction of the working
+  /// set).
   uint64_t capacity_bytes = 0;
   /// Count every object as size 1, so capacity is a number of objects. Default false.
   bool unit_size = false;
   /// Default kKeep.
   SizeChange on_size_change = SizeChange::kKeep;
+
+  /// Decodes cache.unit_size and cache.on_size_change from `params` (unset keys take their
+  /// defaults); capacity_bytes stays 0 until CapacitySpec::resolve(). Throws
+  /// std::invalid_argument quoting a bad value.
+  static CacheConfig from(const Params& params);
 
   /// Throws std::invalid_argument quoting the bad value (capacity 0, or above 2^62).
   void validate() const {
@@ -58,10 +63,25 @@ struct CacheConfig {
   }
 };
 
-/// The exact framework's queue for a policy: exact relative (segments) or exact absolute (heap).
-template <class P>
-using ExactQueueFor =
-    std::conditional_t<P::kKind == PriorityKind::kRelative, ExactRelativeQueue, ExactAbsoluteQueue>;
+/// A cache capacity as written (cache.capacity): a byte count, or a fraction of the working set.
+struct CapacitySpec {
+  bool is_fraction = false;
+  double fraction = 0;  // in (0, 1] when is_fraction
+  uint64_t bytes = 0;   // when !is_fraction
+
+  /// Reads the text of cache.capacity (checked by check_value(kCapacityKey, text)).
+  static CapacitySpec parse(const std::string& text);
+  /// Resolves against a working set (bytes, or objects in unit-size mode):
+  /// floor(fraction × working set) as libCacheSim does, at least 1. REQUIRES: parsed.
+  uint64_t resolve(uint64_t working_set) const;
+};
+
+/// cache.capacity, cache.unit_size, cache.on_size_change.
+extern const KeySpec kCapacityKey;
+extern const KeySpec kUnitSizeKey;
+extern const KeySpec kOnSizeChangeKey;
+/// The `cache:` section (no components: its three keys).
+const SectionSpec& cache_section();
 
 /// A cache running policy P on queue Q with admission A. Not thread-safe; one per cell.
 template <Policy P, class Q, class A = NoAdmission>
@@ -73,7 +93,7 @@ class Cache {
   Cache(const CacheConfig& config, const FrameworkConfig& framework, P policy, Device& device,
         A admission = A(AdmissionConfig{}, 0))
       : config_(config),
-        read_hits_(framework.read_hits),
+        read_hits_(framework.params.get<bool>(kReadHitsKey)),
         admission_(std::move(admission)),
         policy_(std::move(policy)),
         queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
@@ -117,6 +137,8 @@ class Cache {
   /// Bytes cached (objects in unit-size mode).
   uint64_t used_bytes() const { return queue_.used_bytes(); }
   uint64_t capacity_bytes() const { return config_.capacity_bytes; }
+  /// Whether the framework writes objects to the device (exact without placement does not).
+  bool places_objects() const { return queue_.places_objects(); }
   size_t object_count() const { return table_.size(); }
   uint64_t evictions() const { return queue_.counters().evicted_objects; }
   /// Bytes that inserting misses and sets required (the denominator of implementation WA).
@@ -186,7 +208,7 @@ class Cache {
   }
 
   CacheConfig config_;
-  bool read_hits_;  // FrameworkConfig::read_hits
+  bool read_hits_;  // framework.read_hits (engine/queue.h)
   A admission_;
   ObjectTable table_;  // declared before queue_: the queue holds a reference to it
   P policy_;

@@ -1,9 +1,13 @@
-// engine/framework.h — the framework extension point: how the priority queue is realised.
+// engine/framework.h — the framework registry: how the priority queue is realised.
 //
-// Source: DESIGN.md "framework". Registered names: "exact" (an exact priority queue in memory;
-// the fidelity baseline). RIPQ, SIPQ and direct plug in here as further queue types selected
-// by name; with_framework() instantiates Cache<P, Queue> once per (policy, framework) pair so the
-// per-request path has no virtual call.
+// Source: docs/DESIGN.md "Frameworks". A framework is one folder (or file) of engine/ that
+// declares its keys and registers itself with one line in the list below:
+//   exact   an exact priority queue in memory, the fidelity baseline (engine/exact/);
+//   ripq    RIPQ, RIPQ paper §4 (engine/ripq/);
+//   sipq    SIPQ, §5 (engine/sipq/);
+//   direct  no cache: requests are block I/O sent straight to the device (engine/direct.h).
+// with_framework() instantiates Cache<P, Queue, A> once per (policy, framework, admission) so
+// the per-request path has no virtual call.
 #pragma once
 
 #include <stdexcept>
@@ -13,57 +17,68 @@
 
 #include "devices/device.h"
 #include "devices/null_device.h"
+#include "engine/admission.h"
 #include "engine/cache.h"
+#include "engine/direct.h"
+#include "engine/exact/exact_framework.h"
 #include "engine/queue.h"
 #include "engine/ripq/ripq_queue.h"
 #include "engine/sipq/sipq_queue.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
-/// Every framework name `framework.name` accepts: the queue frameworks and "direct".
+/// The registry, in registration order: one line per framework.
+using Frameworks = TypeList<ExactFramework, RipqFramework, SipqFramework, DirectFramework>;
+
+/// Every name `framework.name` accepts, in registration order.
 const std::vector<std::string>& framework_names();
-/// The priority-queue frameworks with_framework() builds: "exact", "ripq", "sipq". ("direct"
-/// has no cache: sim/direct.h replays requests as block I/O.)
-const std::vector<std::string>& queue_framework_names();
+
+/// The `framework:` section: framework.name, then every framework's keys (sim/params.h).
+const SectionSpec& framework_section();
+
+/// Whether the framework named `name` builds a cache (all but direct). Throws
+/// std::invalid_argument for an unknown name.
+bool framework_builds_cache(const std::string& name);
+
+/// Checks config.params as the named framework reads them (its decoding: RipqConfig::from…),
+/// without building anything. Throws std::invalid_argument quoting a bad value or naming an
+/// unknown framework.
+void check_framework(const FrameworkConfig& config);
 
 /// Builds the cache for policy `policy` with admission `admission` on the framework named by
-/// `framework`, placing objects on `device`, and calls fn(cache) with it (a Cache<P, Queue, A>&).
-/// Throws std::invalid_argument for an unknown name or a configuration the framework rejects.
+/// `framework`, placing objects on `device`, and calls fn(cache) with it (a Cache<P, Queue, A>&;
+/// fn returns void). Throws std::invalid_argument for an unknown name, a framework without a
+/// cache (direct) or a configuration the framework rejects.
 template <Policy P, class A, class Fn>
-decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
-                              Device& device, A admission, Fn&& fn) {
-  if (framework.name == "exact") {
-    Cache<P, ExactQueueFor<P>, A> c(cache, framework, std::move(policy), device,
-                                    std::move(admission));
-    return std::forward<Fn>(fn)(c);
-  }
-  if (framework.name == "ripq") {
-    Cache<P, RipqQueue<P::kKind>, A> c(cache, framework, std::move(policy), device,
-                                       std::move(admission));
-    return std::forward<Fn>(fn)(c);
-  }
-  if (framework.name == "sipq") {
-    Cache<P, SipqQueueFor<P>, A> c(cache, framework, std::move(policy), device,
-                                   std::move(admission));
-    return std::forward<Fn>(fn)(c);
-  }
-  throw std::invalid_argument("framework.name: unknown framework '" + framework.name + "'");
+void with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
+                    Device& device, A admission, Fn&& fn) {
+  with_type_named(Frameworks{}, framework.name, "framework.name", [&](auto type) {
+    using F = typename decltype(type)::type;
+    if constexpr (F::kHasQueue) {
+      Cache<P, typename F::template Queue<P>, A> c(cache, framework, std::move(policy), device,
+                                                   std::move(admission));
+      fn(c);
+    } else {
+      throw std::invalid_argument("framework.name: framework '" + framework.name +
+                                  "' has no cache to build");
+    }
+  });
 }
 
 /// As above, admitting everything.
 template <Policy P, class Fn>
-decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
-                              Device& device, Fn&& fn) {
-  return with_framework(framework, cache, std::move(policy), device,
-                        NoAdmission(AdmissionConfig{}, 0), std::forward<Fn>(fn));
+void with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
+                    Device& device, Fn&& fn) {
+  with_framework(framework, cache, std::move(policy), device, NoAdmission(AdmissionConfig{}, 0),
+                 std::forward<Fn>(fn));
 }
 
 /// As above, on a null device of its own: for pure hit-ratio runs (bench, tests).
 template <Policy P, class Fn>
-decltype(auto) with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy,
-                              Fn&& fn) {
-  NullDevice device{DeviceConfig{}};
-  return with_framework(framework, cache, std::move(policy), device, std::forward<Fn>(fn));
+void with_framework(const FrameworkConfig& framework, const CacheConfig& cache, P policy, Fn&& fn) {
+  NullDevice device;
+  with_framework(framework, cache, std::move(policy), device, std::forward<Fn>(fn));
 }
 
 }  // namespace flashpq

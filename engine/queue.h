@@ -17,6 +17,8 @@
 //                                             it is on flash (FrameworkConfig::read_hits)
 //   void remove(Handle);                      a delete or a replacement: drop the object
 //   uint64_t used_bytes() const;              bytes of cached objects
+//   bool places_objects() const;              whether objects are written to the device at
+//                                             all (exact without placement: no)
 //   const FrameworkCounters& counters() const;
 //   static constexpr unsigned kOrderWords;    how many of the entry's three framework words
 //                                             (prev, next, slot) the queue uses to order
@@ -52,67 +54,45 @@
 #include <string>
 
 #include "engine/object_table.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
 class Device;
 
-/// The `framework:` section of an experiment. Each framework reads the fields it documents and
-/// validate() rejects values outside their ranges (never clamps).
+/// The `framework:` section of an experiment: the registered name of the framework
+/// (engine/framework.h) and the values of the section's keys. Each framework declares the keys
+/// it reads and decodes them itself (RipqConfig, SipqConfig, ExactConfig, DirectConfig), so
+/// `params` may hold only what differs from the defaults.
 struct FrameworkConfig {
   /// Registered framework name: "exact", "ripq", "sipq", or "direct" (no cache: every request
-  /// is block I/O sent straight to the device; sim/direct.h). Default "exact".
+  /// is block I/O sent straight to the device; engine/direct.h). Default "exact".
   std::string name = "exact";
-
-  /// exact: where objects go on the device. "none" (default): nowhere, an in-memory baseline;
-  /// "naive": each object written on its own at the lowest free offset aligned to
-  /// `placement_alignment_bytes`, its extent trimmed on eviction (RIPQ paper §4.2, "Naive
-  /// Design").
-  std::string placement = "none";
-  /// exact with naive placement: alignment of each object's extent, bytes. Default 4096.
-  /// REQUIRES: a power of two.
-  uint32_t placement_alignment_bytes = 4096;
-
-  /// ripq, sipq: device block size B in bytes, the unit written to flash. Default 1 MiB.
-  /// Range [1 B, 4 GiB); a real device also needs a multiple of its logical block size. In
-  /// unit-size mode (every object counts 1) B counts objects, like the capacity.
-  uint64_t block_size_bytes = 1 << 20;
-  /// ripq: insertion points K; α = 1/K (§4.2, Table 3). Default 8. Range [1, 64].
-  uint32_t insertion_points = 8;
-  /// ripq: free device blocks kept for sealing; delete-min runs below it (§4.4 footnote 6:
-  /// 10). Default 10. Range [1, 1000]. A reclaimed block's slot is free only once its
-  /// materializations are appended, so with 1 an active block that fills meanwhile finds no
-  /// slot and a further tail block is reclaimed early (adaptsize at 10 %, B = C/256, SLRU-3:
-  /// 54 % of the flash holds objects at the end against 88 % with 10, hit ratio 0.3715 against
-  /// 0.3797); 2 or more avoid it.
-  uint32_t reserved_blocks = 10;
-  /// ripq: objects whose relative priority is below this are evicted instead of materialized
-  /// (§4.4, the occupancy trade-off; 0 = always materialize). Default 0. Range [0, 1).
-  double materialize_threshold = 0.0;
-  /// ripq: bins κ of the dynamic histogram translating absolute priorities (§4.3). Default
-  /// 100. Range [2, 100000].
-  uint32_t histogram_bins = 100;
-  /// sipq: logical occupancy θ (§5): the in-memory virtual cache holds at most
-  /// ⌊θ · (M·B − padding)⌋ bytes, M·B the log's bytes and padding the unused tails of its
-  /// written blocks (engine/sipq/sipq_queue.h). Default 0.5. Range [0, 1]; the paper's is
-  /// (0, 1). At 1 the virtual cache is the whole log, so a miss reclaims block after block,
-  /// reinserting each, for up to a lap of the log before the stall guard drops objects: w106
-  /// at 10 %, B = C/256, LRU: implementation WA 16,082 and 160 s, against 3.16 and 0.6 s at 0.9.
-  double occupancy = 0.5;
-  /// ripq, sipq, exact with naive placement: a cache hit reads the object's bytes from the
-  /// device when they are on flash (not in a RAM block buffer), widened to whole logical
-  /// blocks; this is what a flash cache does to serve a hit, and what timed runs charge it.
-  /// false: hits do no I/O (the functional results — hit ratios, writes, WA — are the same
-  /// either way; only device_reads and timing change). Default true.
-  bool read_hits = true;
-  /// direct: bytes per unit of a request's key: the I/O's byte offset is key × offset_unit
-  /// (1 for byte offsets, as the device_io generator yields; 512 for sector numbers). Default
-  /// 1. Range [1, 2^32].
-  uint64_t offset_unit_bytes = 1;
-
-  /// Throws std::invalid_argument quoting the bad value.
-  void validate() const;
+  /// The framework.* values, by dotted key.
+  Params params;
 };
+
+/// framework.block_size, read by RIPQ and SIPQ: the device block size B in bytes, the unit
+/// written to flash. Range [1 B, 4 GiB); a real device also needs a multiple of its logical
+/// block size. In unit-size mode (every object counts 1) B counts objects, like the capacity.
+inline const KeySpec kBlockSizeKey = key("framework.block_size", ValueType::kSize)
+                                         .def("1MiB")
+                                         .units("bytes")
+                                         .range(1, 4294967295.0)
+                                         .desc("device block size B (objects in unit-size mode)");
+
+/// framework.read_hits, read by the cache (engine/cache.h) on the frameworks that place objects
+/// on the device (RIPQ, SIPQ, exact with naive placement): a cache hit reads the object's bytes
+/// from the device when they are on flash (not in a RAM block buffer), widened to whole
+/// logical blocks; this is what a flash cache does to serve a hit, and what timed runs charge
+/// it. false: hits do no I/O (the functional results — hit ratios, writes, WA — are the same
+/// either way; only device_reads and timing change). Default true.
+inline const KeySpec kReadHitsKey =
+    key("framework.read_hits", ValueType::kBool)
+        .def("true")
+        .desc(
+            "a cache hit reads the object from the device where it is on flash (RAM block "
+            "buffers and placement none read nothing)");
 
 /// Receives evictions from a queue (see the file comment). A function pointer and a context
 /// rather than a virtual interface: one indirect call per eviction, none per request.

@@ -13,7 +13,7 @@
 #include "devices/simflash/simflash_device.h"
 #include "engine/admission.h"
 #include "engine/framework.h"
-#include "experiments/run/cell_runner.h"
+#include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/simulated_runner.h"
 #include "fmt/format.h"
@@ -27,7 +27,7 @@ namespace flashpq {
 
 namespace {
 
-struct Measurement {
+struct BenchMeasurement {
   double seconds = 1e300;
   uint64_t requests = 0;
   double hit_ratio = 0;
@@ -36,12 +36,12 @@ struct Measurement {
   double admission_bytes_per_object = 0;  // Cache::admission_bytes() / cached objects
 };
 
-// The fastest of `repeat` runs of body(), which times itself (Measurement::seconds).
+// The fastest of `repeat` runs of body(), which times itself (BenchMeasurement::seconds).
 template <class Body>
-Measurement best_of(int repeat, Body&& body) {
-  Measurement best;
+BenchMeasurement best_of(int repeat, Body&& body) {
+  BenchMeasurement best;
   for (int i = 0; i < repeat; ++i) {
-    const Measurement m = body();
+    const BenchMeasurement m = body();
     if (m.seconds < best.seconds) best = m;
   }
   return best;
@@ -50,9 +50,7 @@ Measurement best_of(int repeat, Body&& body) {
 }  // namespace
 
 int run_bench(const BenchConfig& config, std::ostream& out) {
-  TraceConfig tc;
-  tc.path = config.trace_path;
-  tc.format = "oracleGeneral";
+  const TraceConfig tc = trace_file(config.trace_path);
   const TraceSummary summary = summarize_trace(tc);
   std::vector<Request> requests;
   requests.reserve(summary.requests);
@@ -80,8 +78,8 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
   if (config.streamed) {
     // The ceiling of every streamed row: the reader alone on one thread (zstd decoding and
     // record parsing), no cache.
-    const Measurement m = best_of(config.repeat, [&] {
-      Measurement d;
+    const BenchMeasurement m = best_of(config.repeat, [&] {
+      BenchMeasurement d;
       const auto t0 = std::chrono::steady_clock::now();
       auto reader = open_trace(tc);
       std::array<Request, 4096> batch;
@@ -96,15 +94,17 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
   for (const std::string& framework : config.frameworks) {
     FrameworkConfig fc;
     fc.name = framework;
-    fc.insertion_points = config.insertion_points;
-    fc.block_size_bytes = std::max<uint64_t>(
-        1, static_cast<uint64_t>(config.block_fraction * static_cast<double>(cc.capacity_bytes)));
-    fc.validate();
+    fc.params.set(kInsertionPointsKey.name, config.insertion_points);
+    fc.params.set(
+        kBlockSizeKey.name,
+        std::max<uint64_t>(1, static_cast<uint64_t>(config.block_fraction *
+                                                    static_cast<double>(cc.capacity_bytes))));
+    check_framework(fc);
     for (const std::string& name : config.policies) {
       PolicyConfig pc;
       pc.name = name;
-      pc.segments = config.segments;
-      pc.validate();
+      pc.params.set(kSegmentsKey.name, config.segments);
+      check_policy(pc);
       // The objects a full cache holds: the reserve of the index and TinyLFU's sketch size.
       const uint64_t expected_objects =
           expected_cached_objects(cc.capacity_bytes, cc.unit_size, summary);
@@ -112,10 +112,10 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       auto run_once = [&](const std::string& admission, bool streamed) {
         AdmissionConfig ac;
         ac.name = admission;
-        ac.validate();
-        Measurement m;
+        check_admission(ac);
+        BenchMeasurement m;
         const auto t0 = std::chrono::steady_clock::now();
-        NullDevice device{DeviceConfig{}};
+        NullDevice device;
         with_policy(pc, [&](auto policy) {
           with_admission(ac, expected_objects, [&](auto adm) {
             with_framework(fc, cc, std::move(policy), device, std::move(adm), [&](auto& cache) {
@@ -144,7 +144,7 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
         m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return m;
       };
-      auto print = [&](const std::string& admission, bool streamed, const Measurement& m,
+      auto print = [&](const std::string& admission, bool streamed, const BenchMeasurement& m,
                        const std::string& overhead) {
         out << fmt::format(
             "{:<6} {:<6} {:<8} {:<10} {:>12} {:>10.3f} {:>12.2f} {:>10.4f} {:>11.1f} {:>11.1f} "
@@ -158,10 +158,10 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
       // In memory, the admissions take turns within each repetition, so that a change in the
       // machine's load during the measurement falls on all of them alike and the overhead
       // compares best times taken under the same conditions.
-      std::vector<Measurement> best(config.admissions.size());
+      std::vector<BenchMeasurement> best(config.admissions.size());
       for (int rep = 0; rep < config.repeat; ++rep) {
         for (size_t a = 0; a < config.admissions.size(); ++a) {
-          const Measurement m = run_once(config.admissions[a], false);
+          const BenchMeasurement m = run_once(config.admissions[a], false);
           if (m.seconds < best[a].seconds) best[a] = m;
         }
       }

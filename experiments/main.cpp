@@ -1,4 +1,4 @@
-// sim/main.cpp — the `flashpq` command line (CLI11).
+// experiments/main.cpp — the `flashpq` command line (CLI11).
 //
 //   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--resume] [--force-destroy=SERIAL]
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--admission none,tinylfu]
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
         overrides.push_back({s.substr(0, eq), s.substr(eq + 1)});
       }
       Experiment ex = load_experiment(file, overrides);
-      for (CellConfig& cell : ex.cells) cell.device.block.force_destroy = force_destroy;
+      for (CellConfig& cell : ex.cells) cell.device.force_destroy = force_destroy;
       const std::string out = output.empty() ? ex.output : output;
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
       const size_t failed = run_experiment(ex, out, std::cerr, resume);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/run/cell_runner.h"
+#include "sim/columns.h"
 
 namespace flashpq {
 

@@ -4,8 +4,10 @@
 #include <map>
 #include <ostream>
 
+#include "engine/framework.h"
 #include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
+#include "experiments/run/row.h"
 #include "fmt/format.h"
 #include "traces/trace_summary.h"
 
@@ -13,12 +15,13 @@ namespace flashpq {
 
 namespace {
 
-// Two cells read the same requests iff these agree.
+// Two cells read the same requests iff these agree: the format and every trace key's value,
+// the seed and the device geometry a generator reads.
 std::string trace_identity(const TraceConfig& t) {
-  if (t.format == "generator") return t.device_io.identity();
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", t.path, t.format, t.time_col, t.key_col,
-                     t.size_col, t.op_col, t.has_header, t.delimiter, t.key_is_numeric,
-                     t.time_unit_ns);
+  std::string id = t.format;
+  for (const auto& [k, v] : t.params.values()) id += '\x1f' + k + '=' + v;
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}", id, t.seed, t.device.capacity_bytes,
+                     t.device.logical_block_bytes);
 }
 
 // A cell's identity in a results file: its experiment and the text of every parameter.
@@ -90,7 +93,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     ResultRow row;
     std::string label;
     for (const auto& [k, v] : cell.parameters) {
-      if (cell.framework.name == "direct" && (k == "policy.name" || k == "cache.capacity")) {
+      if (!framework_builds_cache(cell.framework.name) &&
+          (k == "policy.name" || k == "cache.capacity")) {
         continue;  // no cache
       }
       if (k == "policy.name" || k == "cache.capacity" || k == "framework.name" ||

@@ -10,6 +10,11 @@ namespace flashpq {
 
 class FifoPolicy {
  public:
+  static const ComponentSpec& spec() {
+    static const ComponentSpec s{"fifo", "FIFO: insertion order, hits change nothing", {}, {}, {},
+                                 {}};
+    return s;
+  }
   static constexpr PriorityKind kKind = PriorityKind::kRelative;
   explicit FifoPolicy(const PolicyConfig&) {}
   uint32_t grid() const { return 1; }

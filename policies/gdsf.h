@@ -20,9 +20,20 @@ namespace flashpq {
 
 class GdsfPolicy {
  public:
+  static const ComponentSpec& spec() {
+    static const ComponentSpec s{"gdsf",
+                                 "Greedy-Dual-Size-Frequency with frequency cap L (RIPQ paper "
+                                 "4.3, Table 2)",
+                                 {kSegmentsKey},
+                                 {},
+                                 {},
+                                 {}};
+    return s;
+  }
   static constexpr PriorityKind kKind = PriorityKind::kAbsolute;
-  /// REQUIRES: config validated (segments in [1, 64]).
-  explicit GdsfPolicy(const PolicyConfig& config) : cap_(config.segments) {}
+  /// Reads policy.segments (L). Throws std::invalid_argument if it is outside [1, 64].
+  explicit GdsfPolicy(const PolicyConfig& config)
+      : cap_(config.params.get<uint32_t>(kSegmentsKey)) {}
   uint32_t grid() const { return 1; }
 
   template <class Q>

@@ -1,7 +1,8 @@
 // policies/policy.h — the `policy:` section of an experiment.
 //
 // The policy contract (PriorityKind, the Policy concept) is the engine's (engine/policy.h);
-// the policies registered by name are listed in policies/registry.h.
+// the policies registered by name are listed in policies/registry.h. Each policy declares the
+// keys it reads in its own header (spec()); the key two of them share is declared here.
 #pragma once
 
 #include <cstdint>
@@ -9,24 +10,25 @@
 #include <vector>
 
 #include "engine/policy.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
-/// The `policy:` section of an experiment.
+/// The `policy:` section of an experiment: the registered name (policies/registry.h) and the
+/// values of the section's keys.
 struct PolicyConfig {
   /// Registered policy name: fifo | lru | slru | gdsf | wtinylfu. Default "lru". wtinylfu is a
   /// complete cache on the exact framework (policies/wtinylfu.h), not a §4.1 policy.
   std::string name = "lru";
-  /// L: the number of segments of SLRU-L, the frequency cap of GDSF-L. Range [1, 64].
-  /// Default 3. Ignored by fifo and lru (LRU is SLRU-1).
-  uint32_t segments = 3;
-
-  /// Throws std::invalid_argument quoting the bad value (unknown name, segments outside
-  /// [1, 64]).
-  void validate() const;
+  /// The policy.* values, by dotted key.
+  Params params;
 };
 
-/// The registered policy names, in registration order.
-const std::vector<std::string>& policy_names();
+/// policy.segments, read by SLRU-L and GDSF-L: L, the number of segments of SLRU-L, the
+/// frequency cap of GDSF-L. Range [1, 64]. Default 3. FIFO and LRU (SLRU-1) do not read it.
+inline const KeySpec kSegmentsKey = key("policy.segments", ValueType::kInt)
+                                        .def("3")
+                                        .range(1, 64)
+                                        .desc("L: SLRU segments, GDSF frequency cap");
 
 }  // namespace flashpq

@@ -1,27 +1,65 @@
+// policies/registry.cpp — the policy and admission sections, assembled from the registries.
 #include "policies/registry.h"
 
 #include <algorithm>
-#include <string>
 
 namespace flashpq {
 
 const std::vector<std::string>& policy_names() {
-  static const std::vector<std::string> names = {"fifo", "lru", "slru", "gdsf", "wtinylfu"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = type_names(Policies{});
+    for (const std::string& n : type_names(CachePolicies{})) v.push_back(n);
+    return v;
+  }();
   return names;
 }
 
-void PolicyConfig::validate() const {
-  const auto& names = policy_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string allowed;
-    for (const std::string& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("policy.name: unknown policy '" + name + "' (allowed: " + allowed +
-                                ")");
-  }
-  if (segments < 1 || segments > 64) {
-    throw std::invalid_argument("policy.segments: expected an integer in [1, 64], found " +
-                                std::to_string(segments));
-  }
+const std::vector<std::string>& admission_names() {
+  static const std::vector<std::string> names = type_names(AdmissionPolicies{});
+  return names;
+}
+
+bool is_cache_policy(const std::string& name) {
+  static const std::vector<std::string> names = type_names(CachePolicies{});
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void check_policy(const PolicyConfig& config) {
+  if (is_cache_policy(config.name)) return;  // no keys of its own
+  with_policy(config, [](auto) {});          // a policy is cheap to build: build it
+}
+
+void check_admission(const AdmissionConfig& config) {
+  with_type_named(AdmissionPolicies{}, config.name, "admission.name", [&](auto type) {
+    using A = typename decltype(type)::type;
+    if constexpr (requires { A::check(config.params); }) A::check(config.params);
+  });
+}
+
+const SectionSpec& policy_section() {
+  static const SectionSpec section = [] {
+    std::vector<ComponentSpec> components = type_specs(Policies{});
+    for (const ComponentSpec& c : type_specs(CachePolicies{})) components.push_back(c);
+    return SectionSpec{"policy",
+                       {key("policy.name", ValueType::kEnum)
+                            .def("lru")
+                            .choices(policy_names())
+                            .desc("caching policy")},
+                       "policy.name",
+                       components};
+  }();
+  return section;
+}
+
+const SectionSpec& admission_section() {
+  static const SectionSpec section{"admission",
+                                   {key("admission.name", ValueType::kEnum)
+                                        .def("none")
+                                        .choices(admission_names())
+                                        .desc("admission policy")},
+                                   "admission.name",
+                                   type_specs(AdmissionPolicies{})};
+  return section;
 }
 
 }  // namespace flashpq

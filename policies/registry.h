@@ -1,51 +1,96 @@
-// policies/registry.h — policies registered by name; the YAML value `policy.name` selects one.
+// policies/registry.h — the policies and admission policies registered by name; the YAML values
+// `policy.name` and `admission.name` select one.
 //
-// A new policy is one new header in this folder plus one line in with_policy() and one name in
-// policy_names() (registry.cpp). "wtinylfu" is registered as a name but is a complete cache, not a
-// priority-queue policy: with_wtinylfu_cache() (policies/wtinylfu.h) builds it.
+// A new policy is one new header in this folder (a class with spec(), kKind, grid() and the
+// hooks of engine/policy.h) plus one line in Policies below (README "Adding a component").
+// Policies are types, not objects: with_policy() instantiates the caller's code once per
+// policy, so no virtual call sits on the per-request path. A policy that is a whole cache
+// rather than a priority rule (W-TinyLFU) is registered in CachePolicies and built with
+// with_cache_policy().
 #pragma once
 
 #include <stdexcept>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "engine/admission.h"
+#include "engine/cache.h"
 #include "policies/fifo.h"
 #include "policies/gdsf.h"
 #include "policies/policy.h"
 #include "policies/slru.h"
 #include "policies/tinylfu.h"
+#include "policies/wtinylfu.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
-/// Calls fn(P{config}) with the policy type registered under config.name and returns its
-/// result. Throws std::invalid_argument for an unknown name, and for "wtinylfu" (a complete
-/// cache built with with_wtinylfu_cache(), not a policy a framework can run).
+/// The priority policies (RIPQ paper Table 2), one line each, in registration order.
+using Policies = TypeList<FifoPolicy, LruPolicy, SlruPolicy, GdsfPolicy>;
+/// The policies that are whole caches (framework exact only), one line each.
+using CachePolicies = TypeList<WTinyLfu>;
+/// The admission policies, one line each: NoAdmission is the admission seam's own
+/// (engine/admission.h).
+using AdmissionPolicies = TypeList<NoAdmission, TinyLfuAdmission>;
+
+/// Every name `policy.name` accepts: the priority policies, then the cache policies.
+const std::vector<std::string>& policy_names();
+/// Every name `admission.name` accepts.
+const std::vector<std::string>& admission_names();
+/// True if `name` is registered in CachePolicies.
+bool is_cache_policy(const std::string& name);
+
+/// The `policy:` and `admission:` sections (sim/params.h): their selector and every
+/// component's keys.
+const SectionSpec& policy_section();
+const SectionSpec& admission_section();
+
+/// Checks the values of the policy and admission sections as the named components read them,
+/// without building anything. Throws std::invalid_argument quoting a bad value or naming an
+/// unknown component.
+void check_policy(const PolicyConfig& config);
+void check_admission(const AdmissionConfig& config);
+
+/// Calls fn(P{config}) with the priority policy registered under config.name and returns its
+/// result. Throws std::invalid_argument for an unknown name, for a cache policy (build it with
+/// with_cache_policy()), or a bad value of the policy's keys.
 template <class Fn>
 decltype(auto) with_policy(const PolicyConfig& config, Fn&& fn) {
-  if (config.name == "fifo") return std::forward<Fn>(fn)(FifoPolicy(config));
-  if (config.name == "lru") return std::forward<Fn>(fn)(LruPolicy(config));
-  if (config.name == "slru") return std::forward<Fn>(fn)(SlruPolicy(config));
-  if (config.name == "gdsf") return std::forward<Fn>(fn)(GdsfPolicy(config));
-  if (config.name == "wtinylfu") {
-    throw std::invalid_argument(
-        "policy 'wtinylfu' is a complete cache (LRU window, SLRU main, TinyLFU sketch), not a "
-        "priority-queue policy: build it with with_wtinylfu_cache() (policies/wtinylfu.h), on the "
-        "exact framework only");
+  if (is_cache_policy(config.name)) {
+    throw std::invalid_argument("policy '" + config.name +
+                                "' is a complete cache, not a priority-queue policy: build it "
+                                "with with_cache_policy(), on the exact framework only");
   }
-  throw std::invalid_argument("unknown policy '" + config.name + "'");
+  return with_type_named(Policies{}, config.name, "policy.name", [&](auto type) {
+    using P = typename decltype(type)::type;
+    return fn(P(config));
+  });
+}
+
+/// Builds the cache policy registered under config.name (C::build) for `cache`, its sketch
+/// configured by `admission` and sized for `expected_objects`, and calls fn(cache).
+template <class Fn>
+decltype(auto) with_cache_policy(const PolicyConfig& config, const CacheConfig& cache,
+                                 const AdmissionConfig& admission, uint64_t expected_objects,
+                                 Fn&& fn) {
+  return with_type_named(CachePolicies{}, config.name, "policy.name", [&](auto type) {
+    using C = typename decltype(type)::type;
+    return C::build(cache, admission, expected_objects, fn);
+  });
 }
 
 /// Calls fn(A{config, expected_objects}) with the admission type registered under config.name
 /// (NoAdmission or TinyLfuAdmission) and returns its result. `expected_objects` is the number of
 /// objects the cache is expected to hold — an object count (e.g. the capacity in unit-size mode,
-/// capacity / mean object size otherwise), never a byte count. REQUIRES: config validated.
-/// Throws std::invalid_argument for an unknown name or a sketch too large to allocate.
+/// capacity / mean object size otherwise), never a byte count. Throws std::invalid_argument for
+/// an unknown name, a bad value of its keys or a sketch too large to allocate.
 template <class Fn>
 decltype(auto) with_admission(const AdmissionConfig& config, uint64_t expected_objects, Fn&& fn) {
-  if (config.name == "none") return std::forward<Fn>(fn)(NoAdmission(config, expected_objects));
-  if (config.name == "tinylfu") {
-    return std::forward<Fn>(fn)(TinyLfuAdmission(config, expected_objects));
-  }
-  throw std::invalid_argument("admission.name: unknown admission policy '" + config.name + "'");
+  return with_type_named(AdmissionPolicies{}, config.name, "admission.name", [&](auto type) {
+    using A = typename decltype(type)::type;
+    return fn(A(config, expected_objects));
+  });
 }
 
 }  // namespace flashpq

@@ -16,10 +16,18 @@ namespace flashpq {
 
 class SlruPolicy {
  public:
+  static const ComponentSpec& spec() {
+    static const ComponentSpec s{
+        "slru", "Segmented-LRU with L segments (RIPQ paper 4.3, Table 2)", {kSegmentsKey}, {}, {},
+        {}};
+    return s;
+  }
   static constexpr PriorityKind kKind = PriorityKind::kRelative;
-  /// REQUIRES: config validated (segments in [1, 64]).
+  /// Reads policy.segments (L). Throws std::invalid_argument if it is outside [1, 64].
   explicit SlruPolicy(const PolicyConfig& config)
-      : segments_(config.segments), inv_segments_(1.0 / config.segments) {}
+      : SlruPolicy(config.params.get<uint32_t>(kSegmentsKey)) {}
+  /// SLRU-L. REQUIRES: segments in [1, 64].
+  explicit SlruPolicy(uint32_t segments) : segments_(segments), inv_segments_(1.0 / segments) {}
   uint32_t grid() const { return segments_; }
 
   template <class Q>
@@ -62,7 +70,11 @@ class SlruPolicy {
 /// LRU is SLRU-1 (§4.3); `segments` is ignored.
 class LruPolicy : public SlruPolicy {
  public:
-  explicit LruPolicy(const PolicyConfig&) : SlruPolicy(one_segment()) {}
+  static const ComponentSpec& spec() {
+    static const ComponentSpec s{"lru", "LRU, which is SLRU-1", {}, {}, {}, {}};
+    return s;
+  }
+  explicit LruPolicy(const PolicyConfig&) : SlruPolicy(1u) {}
 
   /// SLRU-1's hit, without testing L: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1].
   template <class Q>
@@ -71,13 +83,6 @@ class LruPolicy : public SlruPolicy {
       if (q.skip_increase(h)) return;
     }
     q.increase(h, 1.0);
-  }
-
- private:
-  static PolicyConfig one_segment() {
-    PolicyConfig c;
-    c.segments = 1;
-    return c;
   }
 };
 

@@ -70,8 +70,45 @@
 
 #include "engine/admission.h"
 #include "engine/key_hash.h"
+#include "sim/params.h"
 
 namespace flashpq {
+
+/// What TinyLFU reads of the admission section (and policy wtinylfu, whose sketch is the
+/// same). The sketch's depth (4) and counter width (4 bits, saturating at 15) are fixed, as in
+/// Caffeine.
+struct TinyLfuConfig {
+  /// Additions between two halvings of the sketch, as a multiple of the expected number of
+  /// cached objects (TinyLFU's sample size W = sample_factor × C). Default 10 (Caffeine
+  /// FrequencySketch: sampleSize = 10 × maximum). Range [1, 1000].
+  uint32_t sample_factor = 10;
+  /// Sketch words (16 counters each, 4 per row) per expected cached object, before rounding up
+  /// to a power of two; the sketch takes 8 bytes × that many words. Default 1.0 (Caffeine
+  /// simulator: tiny-lfu.count-min-4.counters-multiplier = 1.0). Range (0, 64].
+  double counters_multiplier = 1.0;
+  /// Put a doorkeeper Bloom filter in front of the sketch (TinyLFU's doorkeeper). Default false
+  /// (Caffeine simulator: tiny-lfu.count-min-4.periodic.doorkeeper.enabled = false).
+  bool doorkeeper = false;
+  /// With the doorkeeper: the filter is sized for this many insertions per expected cached
+  /// object. Default 3.0 (Caffeine simulator: membership.expected-insertions-multiplier).
+  /// Range (0, 64].
+  double doorkeeper_insertions_multiplier = 3.0;
+  /// With the doorkeeper: target false-positive probability of the filter at that many
+  /// insertions. Default 0.01 (Caffeine simulator: membership.fpp). Range (0, 0.5].
+  double doorkeeper_fpp = 0.01;
+
+  /// Decodes `params` (admission.* keys; unset keys take their defaults). Throws
+  /// std::invalid_argument quoting a bad value.
+  static TinyLfuConfig from(const Params& params);
+};
+
+/// admission.sample_factor, counters_multiplier, doorkeeper, doorkeeper_insertions_multiplier,
+/// doorkeeper_fpp.
+extern const KeySpec kSampleFactorKey;
+extern const KeySpec kCountersMultiplierKey;
+extern const KeySpec kDoorkeeperKey;
+extern const KeySpec kDoorkeeperInsertionsMultiplierKey;
+extern const KeySpec kDoorkeeperFppKey;
 
 /// A count-min sketch of depth 4 with 4-bit counters and periodic halving ([CF], [TinyLFU]).
 /// Not thread-safe.
@@ -87,7 +124,7 @@ class FrequencySketch {
   ///   words       = max(8, next power of two >= ceil(counters_multiplier × expected_objects));
   ///   width       = 4 × words counters per row (depth 4, 16 counters per word);
   ///   sample size = sample_factor × expected_objects additions between halvings.
-  /// REQUIRES: counters_multiplier > 0, sample_factor >= 1 (AdmissionConfig::validate checks the
+  /// REQUIRES: counters_multiplier > 0, sample_factor >= 1 (TinyLfuConfig::from checks the
   /// ranges). Throws std::invalid_argument if the table would exceed kMaxWords.
   FrequencySketch(uint64_t expected_objects, double counters_multiplier, uint32_t sample_factor);
 
@@ -321,16 +358,27 @@ class Doorkeeper {
 /// one-time scan cannot displace objects seen before). Not thread-safe.
 class TinyLfuAdmission {
  public:
+  /// "tinylfu": its keys are TinyLfuConfig's.
+  static const ComponentSpec& spec();
+  /// Decodes its keys, to check them. Throws std::invalid_argument.
+  static void check(const Params& params) { TinyLfuConfig::from(params); }
   static constexpr bool kEnabled = true;
 
   /// Sizes the sketch (and the doorkeeper, if config.doorkeeper) for `expected_objects`, the
   /// number of objects the cache is expected to hold — an object count, independent of the byte
-  /// capacity. REQUIRES: config validated (config.name is not read). Throws
-  /// std::invalid_argument if the structures would be too large (FrequencySketch, Doorkeeper).
-  TinyLfuAdmission(const AdmissionConfig& config, uint64_t expected_objects);
+  /// capacity. Throws std::invalid_argument if the structures would be too large
+  /// (FrequencySketch, Doorkeeper).
+  TinyLfuAdmission(const TinyLfuConfig& config, uint64_t expected_objects);
+  /// As above, reading TinyLfuConfig from the admission section (config.name is not read).
+  TinyLfuAdmission(const AdmissionConfig& config, uint64_t expected_objects)
+      : TinyLfuAdmission(TinyLfuConfig::from(config.params), expected_objects) {}
 
   /// Bytes the sketch and doorkeeper would take for these parameters (no allocation).
-  static size_t memory_bytes_for(const AdmissionConfig& config, uint64_t expected_objects);
+  static size_t memory_bytes_for(const TinyLfuConfig& config, uint64_t expected_objects);
+  /// As above, reading TinyLfuConfig from the admission section.
+  static size_t memory_bytes_for(const AdmissionConfig& config, uint64_t expected_objects) {
+    return memory_bytes_for(TinyLfuConfig::from(config.params), expected_objects);
+  }
 
   /// Counts one access. With the doorkeeper: a key absent from it is only put there; otherwise
   /// the sketch is incremented, and a sketch reset also clears the doorkeeper.

@@ -50,6 +50,7 @@
 #include "engine/object_table.h"
 #include "engine/request.h"
 #include "policies/tinylfu.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
@@ -104,6 +105,8 @@ class WTinyLfuCache {
   /// Bytes cached (objects in unit-size mode).
   uint64_t used_bytes() const { return used_bytes_; }
   uint64_t capacity_bytes() const { return config_.capacity_bytes; }
+  /// W-TinyLFU keeps its objects in memory: nothing goes to the device.
+  bool places_objects() const { return false; }
   size_t object_count() const { return table_.size(); }
   /// Objects removed for room (losing candidates included).
   uint64_t evictions() const { return evictions_; }
@@ -285,17 +288,43 @@ class WTinyLfuCache {
   uint64_t rejected_ = 0;
 };
 
-/// Builds the W-TinyLFU cache for `cache` with a sketch sized for `expected_objects` (an object
-/// count, never bytes: the capacity in unit-size mode, capacity / mean object size otherwise)
-/// and calls fn(cache) with it (a WTinyLfuCache&). The sketch takes the tinylfu fields of
-/// `admission` (sample_factor, counters_multiplier, doorkeeper…); admission.name is not read:
-/// W-TinyLFU always admits through its own sketch. REQUIRES: both configs validated. Throws
-/// std::invalid_argument if the sketch would be too large.
+/// W-TinyLFU as registered among the cache policies (policies/registry.h): a whole cache, so
+/// it runs on framework exact only (a requirement the experiment loader checks).
+struct WTinyLfu {
+  /// "wtinylfu": no keys of its own; it reads the tinylfu keys of the admission section.
+  static const ComponentSpec& spec() {
+    static const ComponentSpec s{
+        "wtinylfu",
+        "W-TinyLFU (Caffeine): 1 % LRU window, SLRU 20/80 main, TinyLFU admission; a whole cache",
+        {},
+        {Requirement{{},
+                     "framework.name",
+                     {"exact"},
+                     "policy wtinylfu is a whole cache: it runs on framework exact only"}},
+        {},
+        {}};
+    return s;
+  }
+
+  /// Builds the W-TinyLFU cache for `cache` with a sketch sized for `expected_objects` (an
+  /// object count, never bytes: the capacity in unit-size mode, capacity / mean object size
+  /// otherwise) and calls fn(cache) with it (a WTinyLfuCache&). The sketch takes the tinylfu
+  /// keys of `admission` (sample_factor, counters_multiplier, doorkeeper…); admission.name is
+  /// not read: W-TinyLFU always admits through its own sketch. Throws std::invalid_argument if
+  /// a key is bad or the sketch would be too large.
+  template <class Fn>
+  static decltype(auto) build(const CacheConfig& cache, const AdmissionConfig& admission,
+                              uint64_t expected_objects, Fn&& fn) {
+    WTinyLfuCache c(cache, TinyLfuAdmission(admission, expected_objects));
+    return std::forward<Fn>(fn)(c);
+  }
+};
+
+/// WTinyLfu::build(); kept for the tests' and the bench's convenience.
 template <class Fn>
 decltype(auto) with_wtinylfu_cache(const CacheConfig& cache, const AdmissionConfig& admission,
                                    uint64_t expected_objects, Fn&& fn) {
-  WTinyLfuCache c(cache, TinyLfuAdmission(admission, expected_objects));
-  return std::forward<Fn>(fn)(c);
+  return WTinyLfu::build(cache, admission, expected_objects, std::forward<Fn>(fn));
 }
 
 }  // namespace flashpq

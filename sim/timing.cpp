@@ -2,12 +2,69 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace flashpq {
 
 namespace {
 constexpr const char* kModes[] = {"none", "simulated", "wall"};
 constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisson"};
+
+// The keys of the timing section. The arrival keys apply to the timed modes only, each to the
+// arrival processes that read it.
+const KeySpec kMode = key("timing.mode", ValueType::kEnum)
+                          .def("none")
+                          .choices({"none", "simulated", "wall"})
+                          .desc(
+                              "none = functional (counts only); simulated = discrete-event time "
+                              "on simflash; wall = the wall clock on device block (which is "
+                              "timed anyway: with none, framework direct keeps "
+                              "device.queue_depth requests in flight)");
+const KeySpec kArrival = key("timing.arrival", ValueType::kEnum)
+                             .def("closed_loop")
+                             .choices({"closed_loop", "trace", "constant", "poisson"})
+                             .strict_to_readers()
+                             .desc(
+                                 "closed_loop = `clients` requests in flight; trace = the "
+                                 "trace's timestamps x time_scale; constant or poisson = open "
+                                 "loop at `rate`");
+const KeySpec kClients = key("timing.clients", ValueType::kInt)
+                             .def("1")
+                             .units("requests")
+                             .range(1, 65536)
+                             .strict_to_readers()
+                             .desc("clients (queue depth)");
+const KeySpec kThinkTime = key("timing.think_time_us", ValueType::kFloat)
+                               .def("0")
+                               .units("us")
+                               .range(0, 1e12)
+                               .strict_to_readers()
+                               .desc("delay between a completion and the client's next request");
+const KeySpec kRate = key("timing.rate", ValueType::kFloat)
+                          .def("1000")
+                          .units("requests/s")
+                          .range(1e-6, 1e12)
+                          .strict_to_readers()
+                          .desc("arrival rate");
+const KeySpec kTimeScale = key("timing.time_scale", ValueType::kFloat)
+                               .def("1")
+                               .range(1e-9, 1e9)
+                               .strict_to_readers()
+                               .desc("multiplies inter-arrival times");
+
+ComponentSpec timed_mode(const std::string& name, const std::string& summary) {
+  return ComponentSpec{
+      name,
+      summary,
+      {kArrival},
+      {},
+      kArrival.name,
+      {ComponentSpec{
+           "closed_loop", "clients issue on completion", {kClients, kThinkTime}, {}, {}, {}},
+       ComponentSpec{"trace", "the trace's timestamps", {kTimeScale}, {}, {}, {}},
+       ComponentSpec{"constant", "open loop at a fixed rate", {kRate}, {}, {}, {}},
+       ComponentSpec{"poisson", "open loop, exponential gaps", {kRate}, {}, {}, {}}}};
+}
 
 // Percentile columns: suffix and fraction.
 struct Quantile {
@@ -75,6 +132,39 @@ std::string latency_histogram_text(const LatencyHistogram& h) {
   return out;
 }
 
+const SectionSpec& timing_section() {
+  static const SectionSpec section{
+      "timing",
+      {kMode, kArrival, kClients, kThinkTime, kRate, kTimeScale},
+      kMode.name,
+      {ComponentSpec{"none", "functional: counts only", {}, {}, {}, {}},
+       timed_mode("simulated", "discrete-event time on simflash"),
+       timed_mode("wall", "the wall clock on a real device")}};
+  return section;
+}
+
+TimingConfig timing_config(const Params& params) {
+  TimingConfig c;
+  c.mode = parse_timing_mode(params.get<std::string>(kMode));
+  c.arrival = parse_arrival_process(params.get<std::string>(kArrival));
+  c.clients = params.get<uint32_t>(kClients);
+  c.think_time_ns = static_cast<uint64_t>(std::llround(params.get<double>(kThinkTime) * 1e3));
+  c.rate_rps = params.get<double>(kRate);
+  c.time_scale = params.get<double>(kTimeScale);
+  c.validate();
+  return c;
+}
+
+const std::vector<std::string>& timing_mode_names() {
+  static const std::vector<std::string> names(std::begin(kModes), std::end(kModes));
+  return names;
+}
+
+const std::vector<std::string>& arrival_process_names() {
+  static const std::vector<std::string> names(std::begin(kArrivals), std::end(kArrivals));
+  return names;
+}
+
 const char* timing_mode_name(TimingMode mode) {
   return kModes[static_cast<int>(mode)];
 }
@@ -82,8 +172,7 @@ const char* timing_mode_name(TimingMode mode) {
 TimingMode parse_timing_mode(const std::string& name) {
   for (int i = 0; i < 3; ++i)
     if (name == kModes[i]) return static_cast<TimingMode>(i);
-  throw std::invalid_argument("timing.mode must be one of none, simulated, wall; got '" + name +
-                              "'");
+  throw_unknown_name("timing.mode", name, timing_mode_names());
 }
 
 const char* arrival_process_name(ArrivalProcess process) {
@@ -93,8 +182,7 @@ const char* arrival_process_name(ArrivalProcess process) {
 ArrivalProcess parse_arrival_process(const std::string& name) {
   for (int i = 0; i < 4; ++i)
     if (name == kArrivals[i]) return static_cast<ArrivalProcess>(i);
-  throw std::invalid_argument(
-      "timing.arrival must be one of closed_loop, trace, constant, poisson; got '" + name + "'");
+  throw_unknown_name("timing.arrival", name, arrival_process_names());
 }
 
 }  // namespace flashpq

@@ -1,6 +1,6 @@
 // sim/timing.h — the `timing:` section of an experiment and the timing metrics of a row.
 //
-// Source: DESIGN.md "Modes". A cell runs in one of three modes:
+// Source: docs/DESIGN.md "Time". A cell runs in one of three modes:
 //   * functional (`timing.mode: none`, the default): no clock; counts only, as fast as the CPU
 //     allows;
 //   * simulated (`timing.mode: simulated`, simflash only): a discrete-event clock in integer
@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "sim/latency_histogram.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
 enum class TimingMode : uint8_t { kNone, kSimulated, kWall };
 
-/// How requests arrive (DESIGN.md "Timed mode").
+/// How requests arrive (docs/DESIGN.md "Time").
 enum class ArrivalProcess : uint8_t {
   /// N clients, each issuing its next request when the previous one completes (plus
   /// think_time_ns); N = the number of requests in flight, fio's iodepth.
@@ -36,6 +37,10 @@ enum class ArrivalProcess : uint8_t {
   kPoisson,
 };
 
+/// "none", "simulated", "wall", in the order of TimingMode.
+const std::vector<std::string>& timing_mode_names();
+/// "closed_loop", "trace", "constant", "poisson", in the order of ArrivalProcess.
+const std::vector<std::string>& arrival_process_names();
 /// "none", "simulated", "wall".
 const char* timing_mode_name(TimingMode mode);
 /// Inverse of timing_mode_name. Throws std::invalid_argument listing the allowed values.
@@ -75,6 +80,18 @@ struct TimingConfig {
   }
 };
 
+/// The `timing:` section (sim/params.h): timing.mode selects how a cell is timed; the timed
+/// modes (simulated, wall) read timing.arrival, which selects an arrival process and its keys
+/// (closed_loop: clients, think_time_us; constant and poisson: rate; trace: time_scale). Keys of
+/// a mode or process not selected are errors when set, and their results columns stay empty.
+/// Which runner times a mode, and the devices it needs, is the application's
+/// (experiments/run/runners.h).
+const SectionSpec& timing_section();
+
+/// The timing section decoded from `params` (unset keys take their defaults). Throws
+/// std::invalid_argument quoting a bad value.
+TimingConfig timing_config(const Params& params);
+
 /// How a request counts in the per-operation latency histograms.
 enum class OpClass : uint8_t { kRead, kWrite, kOther };
 
@@ -110,7 +127,7 @@ struct TimingMetrics {
   }
 };
 
-/// The timing columns of a results row, in this order (DESIGN.md "Results": units in the
+/// The timing columns of a results row, in this order (docs/DESIGN.md "Results": units in the
 /// names): for each of `latency` (every request), `read_latency` and `write_latency`, the
 /// nearest-rank percentiles _p50_us, _p90_us, _p99_us, _p999_us, _p9999_us (LatencyHistogram:
 /// within 1 % of the exact value), _mean_us and _max_us (exact); then throughput_rps and

@@ -17,6 +17,9 @@
 
 #include "devices/device.h"
 #include "engine/cache.h"
+#include "engine/exact/exact_config.h"
+#include "engine/ripq/ripq_config.h"
+#include "engine/sipq/sipq_config.h"
 #include "policies/policy.h"
 #include "traces/trace_reader.h"
 
@@ -135,7 +138,7 @@ inline CacheConfig cache_config(uint64_t capacity, bool unit_size = false,
 inline PolicyConfig policy_config(const std::string& name, uint32_t segments = 3) {
   PolicyConfig p;
   p.name = name;
-  p.segments = segments;
+  p.params.set(kSegmentsKey.name, segments);
   return p;
 }
 
@@ -145,10 +148,10 @@ inline FrameworkConfig ripq_config(uint64_t block_bytes, uint32_t k, uint32_t re
                                    double materialize_threshold = 0.0) {
   FrameworkConfig f;
   f.name = "ripq";
-  f.block_size_bytes = block_bytes;
-  f.insertion_points = k;
-  f.reserved_blocks = reserved;
-  f.materialize_threshold = materialize_threshold;
+  f.params.set(kBlockSizeKey.name, block_bytes);
+  f.params.set(kInsertionPointsKey.name, k);
+  f.params.set(kReservedBlocksKey.name, reserved);
+  f.params.set(kMaterializeThresholdKey.name, materialize_threshold);
   return f;
 }
 
@@ -157,8 +160,19 @@ inline FrameworkConfig ripq_config(uint64_t block_bytes, uint32_t k, uint32_t re
 inline FrameworkConfig sipq_config(uint64_t block_bytes, double occupancy) {
   FrameworkConfig f;
   f.name = "sipq";
-  f.block_size_bytes = block_bytes;
-  f.occupancy = occupancy;
+  f.params.set(kBlockSizeKey.name, block_bytes);
+  f.params.set(kOccupancyKey.name, occupancy);
+  return f;
+}
+
+/// Framework exact; with `naive`, objects placed on the device at `alignment`-aligned extents.
+inline FrameworkConfig exact_config(bool naive = false, uint32_t alignment = 4096,
+                                    bool read_hits = true) {
+  FrameworkConfig f;
+  f.name = "exact";
+  f.params.set(kPlacementKey.name, naive ? "naive" : "none");
+  f.params.set(kPlacementAlignmentKey.name, alignment);
+  f.params.set(kReadHitsKey.name, read_hits);
   return f;
 }
 
@@ -191,10 +205,7 @@ inline const std::vector<Request>& load_trace(const std::string& path, size_t li
   static std::map<std::pair<std::string, size_t>, std::vector<Request>> cache;
   auto [it, fresh] = cache.try_emplace({path, limit});
   if (fresh) {
-    TraceConfig config;
-    config.path = path;
-    config.format = "oracleGeneral";
-    auto reader = open_trace(config);
+    auto reader = open_trace(trace_file(path));
     std::vector<Request> batch(4096);
     std::vector<Request>& out = it->second;
     while (out.size() < limit) {

@@ -2,13 +2,13 @@
 //
 // Semantics follow libCacheSim's CSV reader (libCacheSim/traceReader/generalReader/csv.c, whose
 // options `time-col`, `obj-id-col`, `obj-size-col`, `op-col`, `header`, `delimiter` and
-// `obj-id-is-num` correspond to TraceConfig's time_col, key_col, size_col, op_col, has_header,
-// delimiter and key_is_numeric; see /work/shared/traces/README.md). Columns are 1-based; 0 means
+// `obj-id-is-num` correspond to the keys trace.time_col, key_col, size_col, op_col, header,
+// delimiter and key_is_numeric; see ../shared/traces/README.md). Columns are 1-based; 0 means
 // absent:
 //
 //   key_col    required  decimal uint64 if key_is_numeric, else the field text hashed with
 //                        hash_key() (XXH3-64).
-//   time_col   optional  time in units of time_unit_ns (default seconds); integer or decimal.
+//   time_col   optional  time in units of trace.time_unit (default s); integer or decimal.
 //                        Absent: every time is 0.
 //   size_col   optional  bytes (uint32). Absent: every size is 1.
 //   op_col     optional  case-insensitive: get, get_lease, read, r -> get; set, set_lease,
@@ -29,20 +29,60 @@ namespace flashpq {
 
 namespace {
 
+KeySpec column(const std::string& name, const std::string& description) {
+  return key("trace." + name, ValueType::kInt)
+      .def("0")
+      .units("column")
+      .range(0, 4096)
+      .desc(description);
+}
+
+// The generic CSV keys: shown in every row (checked, ignored by the other formats).
+const KeySpec kTimeCol = column("time_col", "1-based time column, 0 = none");
+const KeySpec kKeyCol = column("key_col", "1-based key column (required for csv)");
+const KeySpec kSizeCol = column("size_col", "1-based size column, 0 = every size 1");
+const KeySpec kOpCol = column("op_col", "1-based op column, 0 = every op a get");
+const KeySpec kHeader =
+    key("trace.header", ValueType::kBool).def("false").desc("first line is a header");
+const KeySpec kDelimiter =
+    key("trace.delimiter", ValueType::kChar).def(",").desc("field delimiter (one character)");
+const KeySpec kKeyIsNumeric = key("trace.key_is_numeric", ValueType::kBool)
+                                  .def("true")
+                                  .desc("keys are decimal integers (false: hash the key text)");
+
+void check_csv(const TraceConfig& config) {
+  for (const KeySpec* k : {&kTimeCol, &kSizeCol, &kOpCol}) config.params.get<int>(*k);
+  config.params.get<bool>(kHeader);
+  config.params.get<bool>(kKeyIsNumeric);
+  csv::time_unit_ns(config.params);
+  const int64_t key_col = config.params.get<int>(kKeyCol);
+  if (key_col < 1) {
+    throw std::invalid_argument(
+        "key 'trace.key_col': expected a column >= 1 for format csv, found '" +
+        std::to_string(key_col) + "'");
+  }
+  const char delimiter = config.params.get<char>(kDelimiter);
+  if (delimiter == '\n' || delimiter == '\r' || delimiter == '\0') {
+    throw std::invalid_argument(
+        "key 'trace.delimiter': expected a printable character, found code " +
+        std::to_string(static_cast<int>(delimiter)));
+  }
+}
+
 class CsvReader final : public TraceReader {
  public:
   explicit CsvReader(const TraceConfig& config)
-      : lines_(config.path),
-        delimiter_(config.delimiter),
-        key_is_numeric_(config.key_is_numeric),
-        time_unit_ns_(config.time_unit_ns),
-        time_col_(config.time_col),
-        key_col_(config.key_col),
-        size_col_(config.size_col),
-        op_col_(config.op_col) {
+      : lines_(config.params.get<std::string>(kTracePathKey)),
+        delimiter_(config.params.get<char>(kDelimiter)),
+        key_is_numeric_(config.params.get<bool>(kKeyIsNumeric)),
+        time_unit_ns_(csv::time_unit_ns(config.params)),
+        time_col_(config.params.get<int>(kTimeCol)),
+        key_col_(config.params.get<int>(kKeyCol)),
+        size_col_(config.params.get<int>(kSizeCol)),
+        op_col_(config.params.get<int>(kOpCol)) {
     min_fields_ = static_cast<size_t>(std::max({time_col_, key_col_, size_col_, op_col_}));
     std::string_view header;
-    if (config.has_header && lines_.next(header)) {
+    if (config.params.get<bool>(kHeader) && lines_.next(header)) {
       csv::split_fields(header, delimiter_, fields_);
       header_names_.assign(fields_.begin(), fields_.end());
     }
@@ -152,10 +192,25 @@ class CsvReader final : public TraceReader {
   std::vector<std::string_view> fields_;
 };
 
+const ComponentSpec& csv_spec() {
+  static const ComponentSpec spec{
+      "csv",
+      "generic delimited text, columns mapped by number (libCacheSim's csv reader)",
+      {kTracePathKey, kTimeCol, kKeyCol, kSizeCol, kOpCol, kHeader, kDelimiter, kKeyIsNumeric,
+       kTimeUnitKey},
+      {},
+      {},
+      {}};
+  return spec;
+}
+
 }  // namespace
 
-std::unique_ptr<TraceReader> make_csv_reader(const TraceConfig& config) {
-  return std::make_unique<CsvReader>(config);
-}
+extern const TraceFormat kCsvFormat{
+    &csv_spec,
+    [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
+      return std::make_unique<CsvReader>(config);
+    },
+    [](const TraceConfig& config) { return file_content_hash(config.path()); }, &check_csv};
 
 }  // namespace flashpq

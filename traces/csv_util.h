@@ -22,7 +22,23 @@
 #include "traces/trace_reader.h"
 #include "traces/zstd_stream.h"
 
+namespace flashpq {
+
+/// trace.time_unit, read by the CSV formats (csv, kvcache_csv): the unit of the time column.
+inline const KeySpec kTimeUnitKey = key("trace.time_unit", ValueType::kEnum)
+                                        .def("s")
+                                        .choices({"s", "ms", "us", "ns"})
+                                        .desc("unit of the time column");
+
+}  // namespace flashpq
+
 namespace flashpq::csv {
+
+/// Nanoseconds per unit of the time column (trace.time_unit: s, ms, us, ns).
+inline double time_unit_ns(const Params& params) {
+  const std::string unit = params.get<std::string>(kTimeUnitKey);
+  return unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : 1.0;
+}
 
 /// Streams the lines of a (possibly zstd-compressed) text file through a fixed buffer that only
 /// grows to hold the longest line. Never reads the whole file into memory.

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "fmt/format.h"
+#include "traces/generator.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {
@@ -15,8 +16,7 @@ const char* io_pattern_name(IoPattern pattern) {
 IoPattern parse_io_pattern(const std::string& name) {
   if (name == "sequential") return IoPattern::kSequential;
   if (name == "uniform_random") return IoPattern::kUniformRandom;
-  throw std::invalid_argument("trace.pattern must be sequential or uniform_random, got '" + name +
-                              "'");
+  throw_unknown_name("trace.pattern", name, {"sequential", "uniform_random"});
 }
 
 std::string DeviceIoConfig::identity() const {
@@ -43,6 +43,64 @@ void DeviceIoConfig::validate() const {
         fmt::format("trace.io_size {} bytes is larger than the device's exported space of {} bytes",
                     io_size_bytes, span_bytes));
   }
+}
+
+namespace {
+
+KeySpec field(const std::string& name, ValueType type) {
+  return key("trace." + name, type).strict_to_readers();
+}
+
+const KeySpec kPattern = field("pattern", ValueType::kEnum)
+                             .def("uniform_random")
+                             .choices({"sequential", "uniform_random"})
+                             .desc("offsets of the I/Os after the fill");
+const KeySpec kOp = field("op", ValueType::kEnum)
+                        .def("write")
+                        .choices({"write", "read"})
+                        .desc("the I/Os after the fill");
+const KeySpec kIoSize = field("io_size", ValueType::kSize)
+                            .def("4KiB")
+                            .units("bytes")
+                            .desc("bytes per I/O, and alignment");
+const KeySpec kRequests = field("requests", ValueType::kInt)
+                              .def("1000000")
+                              .units("requests")
+                              .range(1, 1125899906842624.0)
+                              .desc("I/Os after the fill");
+const KeySpec kFill =
+    field("fill", ValueType::kBool)
+        .def("true")
+        .desc("write the whole exported space sequentially first (always warm-up)");
+
+const ComponentSpec& device_io_spec() {
+  static const ComponentSpec spec{
+      "device_io",
+      "block I/O for framework direct: a sequential fill, then sequential or uniform random "
+      "reads or writes",
+      {kPattern, kOp, kIoSize, kRequests, kFill},
+      {Requirement{{},
+                   "framework.name",
+                   {"direct"},
+                   "generator device_io yields block I/O: it needs framework direct"}},
+      {},
+      {}};
+  return spec;
+}
+
+}  // namespace
+
+DeviceIoConfig DeviceIoConfig::from(const TraceConfig& config) {
+  const Params& p = config.params;
+  DeviceIoConfig c;
+  c.pattern = parse_io_pattern(p.get<std::string>(kPattern));
+  c.write = p.get<std::string>(kOp) == "write";
+  c.io_size_bytes = p.get<uint64_t>(kIoSize);
+  c.requests = p.get<uint64_t>(kRequests);
+  c.fill = p.get<bool>(kFill);
+  c.span_bytes = config.device.capacity_bytes;
+  c.seed = config.seed;
+  return c;
 }
 
 namespace {
@@ -76,6 +134,7 @@ class DeviceIoReader final : public TraceReader {
   }
 
   const std::string& path() const override { return name_; }
+  uint64_t preconditioning_requests() const override { return c_.fill_requests(); }
 
  private:
   DeviceIoConfig c_;
@@ -88,9 +147,24 @@ class DeviceIoReader final : public TraceReader {
 
 }  // namespace
 
-std::unique_ptr<TraceReader> make_generator_reader(const TraceConfig& config) {
-  config.device_io.validate();
-  return std::make_unique<DeviceIoReader>(config.device_io);
-}
+extern const TraceGenerator kDeviceIoGenerator{
+    &device_io_spec,
+    [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
+      const DeviceIoConfig c = DeviceIoConfig::from(config);
+      c.validate();
+      return std::make_unique<DeviceIoReader>(c);
+    },
+    [](const TraceConfig& config) { return DeviceIoConfig::from(config).identity(); },
+    [](const TraceConfig& config) {
+      const DeviceIoConfig c = DeviceIoConfig::from(config);
+      c.validate();
+      const uint32_t block = config.device.logical_block_bytes;
+      if (c.io_size_bytes % block != 0) {
+        throw std::invalid_argument(fmt::format(
+            "key 'trace.io_size': expected a multiple of the device's logical block size {} B "
+            "(misaligned I/O is refused, never read-modify-written), found '{}'",
+            block, c.io_size_bytes));
+      }
+    }};
 
 }  // namespace flashpq

@@ -1,5 +1,5 @@
 // traces/device_io.h — the `device_io` request generator: how users characterise a device and
-// how simflash is validated (issue 4, DESIGN.md "reader or generator").
+// how simflash is validated (docs/DESIGN.md "Traces").
 //
 // It yields block I/O for the `direct` framework: each Request's key is a byte offset, its size
 // the I/O size, its op kSet (write) or kGet (read); time_ns is 0 (no timestamps: use a
@@ -15,12 +15,16 @@
 //      std::mt19937_64 seeded with the cell seed (the engine is fully specified by the C++
 //      standard, so the sequence is the same on every platform), mapped to [0, slots) by the
 //      multiply-high method (Lemire 2019; bias < slots / 2^64, i.e. < 2^-30 here).
-// The fill requests come first and always belong to the warm-up (cell_runner: the warm-up
-// fraction applies to the `requests` part only).
+// The fill requests come first and always belong to the warm-up (they are the reader's
+// preconditioning_requests(): the warm-up fraction applies to the `requests` part only). It
+// needs framework direct (a requirement the experiment loader checks) and I/O sizes aligned to
+// the device's logical block.
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 
@@ -38,8 +42,8 @@ struct DeviceIoConfig {
   uint64_t requests = 1'000'000;
   /// Sequential fill of the whole span first. Default true.
   bool fill = true;
-  /// Bytes addressed, [0, span). Resolved from the device's exported capacity when the cell
-  /// is built (experiments/experiment.cpp); 0 = not resolved yet.
+  /// Bytes addressed, [0, span): the device's exported capacity (TraceConfig::device); 0 =
+  /// unknown (an unbounded device), which validate() refuses.
   uint64_t span_bytes = 0;
   /// Seed of the uniform_random stream (the cell seed).
   uint64_t seed = 1;
@@ -54,6 +58,10 @@ struct DeviceIoConfig {
   /// span unresolved (0) or smaller than one I/O. (Reads without a fill are allowed: simflash
   /// counts reads of unwritten pages as unmapped reads.)
   void validate() const;
+
+  /// Decodes the generator's keys (trace.pattern, op, io_size, requests, fill) of `config`,
+  /// its span from config.device and its seed from config.seed. Not validated.
+  static DeviceIoConfig from(const TraceConfig& config);
 };
 
 const char* io_pattern_name(IoPattern pattern);

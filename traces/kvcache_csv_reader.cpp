@@ -10,7 +10,7 @@
 //                        (exact, upper case, as CacheBench writes them); anything else is an error.
 //   size       required  value size in bytes (uint32). Key bytes are not added.
 //   op_count   optional  the request is repeated this many times (>= 1; default 1).
-//   op_time    optional  time in units of TraceConfig::time_unit_ns (default: seconds).
+//   op_time    optional  time in units of trace.time_unit (default: seconds).
 //   key_size, ttl and any other column: ignored.
 //
 // Rows with size 0 are skipped for get and set (they describe a value that can never be
@@ -38,7 +38,8 @@ using NamedColumn = std::pair<size_t, const char*>;  // 0-based field index, hea
 class KvcacheCsvReader final : public TraceReader {
  public:
   explicit KvcacheCsvReader(const TraceConfig& config)
-      : lines_(config.path), time_unit_ns_(config.time_unit_ns) {
+      : lines_(config.params.get<std::string>(kTracePathKey)),
+        time_unit_ns_(csv::time_unit_ns(config.params)) {
     std::string_view header;
     if (!lines_.next(header)) {
       throw TraceError(path() + ": empty file; expected a header line naming the columns");
@@ -170,10 +171,24 @@ class KvcacheCsvReader final : public TraceReader {
   uint64_t repeats_left_ = 0;
 };
 
+const ComponentSpec& kvcache_csv_spec() {
+  static const ComponentSpec spec{"kvcache_csv",
+                                  "CacheBench's kvcache CSV (key, op, size, op_count, op_time)",
+                                  {kTracePathKey, kTimeUnitKey},
+                                  {},
+                                  {},
+                                  {}};
+  return spec;
+}
+
 }  // namespace
 
-std::unique_ptr<TraceReader> make_kvcache_csv_reader(const TraceConfig& config) {
-  return std::make_unique<KvcacheCsvReader>(config);
-}
+extern const TraceFormat kKvcacheCsvFormat{
+    &kvcache_csv_spec,
+    [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
+      return std::make_unique<KvcacheCsvReader>(config);
+    },
+    [](const TraceConfig& config) { return file_content_hash(config.path()); },
+    [](const TraceConfig& config) { csv::time_unit_ns(config.params); }};
 
 }  // namespace flashpq

@@ -116,10 +116,24 @@ class OracleGeneralReader final : public TraceReader {
   bool done_ = false;     // The stream has been read to its end.
 };
 
+const ComponentSpec& oracle_general_spec() {
+  static const ComponentSpec spec{"oracleGeneral",
+                                  "libCacheSim's binary trace (24-byte records), plain or zstd",
+                                  {kTracePathKey},
+                                  {},
+                                  {},
+                                  {}};
+  return spec;
+}
+
 }  // namespace
 
-std::unique_ptr<TraceReader> make_oracle_general_reader(const TraceConfig& config) {
-  return std::make_unique<OracleGeneralReader>(config.path);
-}
+extern const TraceFormat kOracleGeneralFormat{
+    &oracle_general_spec,
+    [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
+      return std::make_unique<OracleGeneralReader>(config.params.get<std::string>(kTracePathKey));
+    },
+    [](const TraceConfig& config) { return file_content_hash(config.path()); },
+    [](const TraceConfig&) {}};
 
 }  // namespace flashpq

@@ -8,7 +8,10 @@ namespace flashpq {
 
 PrefetchReader::PrefetchReader(std::unique_ptr<TraceReader> inner, size_t batch_requests,
                                size_t depth)
-    : inner_(std::move(inner)), path_(inner_ ? inner_->path() : std::string()), ring_(depth) {
+    : inner_(std::move(inner)),
+      path_(inner_ ? inner_->path() : std::string()),
+      preconditioning_(inner_ ? inner_->preconditioning_requests() : 0),
+      ring_(depth) {
   if (!inner_ || batch_requests < 1 || depth < 2) {
     throw std::invalid_argument("PrefetchReader: needs a reader, batch >= 1 and depth >= 2");
   }

@@ -33,6 +33,7 @@ class PrefetchReader final : public TraceReader {
   size_t read(std::span<Request> out) override;
 
   const std::string& path() const override { return path_; }
+  uint64_t preconditioning_requests() const override { return preconditioning_; }
 
  private:
   struct Batch {
@@ -46,6 +47,7 @@ class PrefetchReader final : public TraceReader {
 
   std::unique_ptr<TraceReader> inner_;
   std::string path_;
+  uint64_t preconditioning_ = 0;
   std::vector<Batch> ring_;
   size_t head_ = 0;      // next batch the consumer reads
   size_t tail_ = 0;      // next batch the producer fills

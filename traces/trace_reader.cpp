@@ -1,111 +1,103 @@
-// traces/trace_reader.cpp — the format registry, config validation and the key hash.
+// traces/trace_reader.cpp — the format registry, the trace section and the content hashes.
 //
-// To add a format: write traces/<name>_reader.cpp defining a factory with the signature below,
-// declare it here and add one row to kFormats.
+// To add a format: write traces/<name>_reader.cpp with its reader, its keys and a TraceFormat,
+// declare that TraceFormat here and add one line to the registry (README "Adding a component").
 #include "traces/trace_reader.h"
 
 #include <xxhash.h>
 
-#include <array>
-#include <cmath>
-#include <string_view>
+#include <cstdio>
+#include <memory>
+
+#include "fmt/format.h"
 
 namespace flashpq {
 
-// Factories, one per reader file. Each opens config.path (already validated) and throws
-// TraceError if it cannot.
-std::unique_ptr<TraceReader> make_oracle_general_reader(const TraceConfig& config);
-std::unique_ptr<TraceReader> make_kvcache_csv_reader(const TraceConfig& config);
-std::unique_ptr<TraceReader> make_csv_reader(const TraceConfig& config);
-std::unique_ptr<TraceReader> make_generator_reader(const TraceConfig& config);
+// The formats, one per reader file.
+extern const TraceFormat kOracleGeneralFormat;
+extern const TraceFormat kKvcacheCsvFormat;
+extern const TraceFormat kCsvFormat;
+extern const TraceFormat kGeneratorFormat;
 
-namespace {
+const KeySpec kTracePathKey = key("trace.path", ValueType::kPath)
+                                  .units("path")
+                                  .existing_file()
+                                  .strict_to_readers()
+                                  .desc("trace file (plain or zstd-compressed)");
 
-struct FormatEntry {
-  std::string_view name;
-  std::unique_ptr<TraceReader> (*make)(const TraceConfig&);
-};
-
-// The registry, in registration order. Immutable.
-constexpr std::array<FormatEntry, 4> kFormats{{
-    {"oracleGeneral", &make_oracle_general_reader},
-    {"kvcache_csv", &make_kvcache_csv_reader},
-    {"csv", &make_csv_reader},
-    {"generator", &make_generator_reader},  // no file: traces/device_io.h
-}};
-
-const FormatEntry* find_format(std::string_view name) {
-  for (const FormatEntry& entry : kFormats) {
-    if (entry.name == name) return &entry;
-  }
-  return nullptr;
+const std::vector<const TraceFormat*>& trace_formats() {
+  // The registry, in registration order: one line per format.
+  static const std::vector<const TraceFormat*> formats = {
+      &kOracleGeneralFormat, &kKvcacheCsvFormat, &kCsvFormat,
+      &kGeneratorFormat,  // no file: traces/generator.h
+  };
+  return formats;
 }
 
-std::string known_formats() {
-  std::string out;
-  for (const FormatEntry& entry : kFormats) {
-    if (!out.empty()) out += ", ";
-    out += '"';
-    out += entry.name;
-    out += '"';
-  }
-  return out;
+const std::vector<std::string>& trace_format_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const TraceFormat* f : trace_formats()) v.push_back(f->spec().name);
+    return v;
+  }();
+  return names;
 }
 
-void check_column(const char* name, int value) {
-  if (value < 0) {
-    throw std::invalid_argument(std::string("trace.") + name + " must be >= 0 (0 = absent), got " +
-                                std::to_string(value));
+const TraceFormat& trace_format(const std::string& name) {
+  for (const TraceFormat* f : trace_formats()) {
+    if (f->spec().name == name) return *f;
   }
+  throw_unknown_name("trace.format", name, trace_format_names());
 }
 
-}  // namespace
+const SectionSpec& trace_section() {
+  static const SectionSpec section = [] {
+    std::vector<ComponentSpec> components;
+    for (const TraceFormat* f : trace_formats()) components.push_back(f->spec());
+    return SectionSpec{"trace",
+                       {kTracePathKey, key("trace.format", ValueType::kEnum)
+                                           .def("oracleGeneral")
+                                           .choices(trace_format_names())
+                                           .desc("trace format")},
+                       "trace.format",
+                       components};
+  }();
+  return section;
+}
 
-void TraceConfig::validate() const {
-  if (format == "generator") {
-    if (generator != "device_io") {
-      throw std::invalid_argument("trace.generator must be device_io, got '" + generator + "'");
-    }
-    device_io.validate();
-  } else if (path.empty()) {
-    throw std::invalid_argument("trace.path must not be empty");
-  }
-  if (find_format(format) == nullptr) {
-    throw std::invalid_argument("unknown trace.format \"" + format +
-                                "\"; known formats: " + known_formats());
-  }
-  check_column("time_col", time_col);
-  check_column("key_col", key_col);
-  check_column("size_col", size_col);
-  check_column("op_col", op_col);
-  if (format == "csv" && key_col < 1) {
-    throw std::invalid_argument("trace.key_col must be >= 1 for format \"csv\", got " +
-                                std::to_string(key_col));
-  }
-  if (delimiter == '\n' || delimiter == '\r' || delimiter == '\0') {
-    throw std::invalid_argument("trace.delimiter must be a printable character, got code " +
-                                std::to_string(static_cast<int>(delimiter)));
-  }
-  if (!(time_unit_ns > 0) || !std::isfinite(time_unit_ns)) {
-    throw std::invalid_argument("trace.time_unit_ns must be a finite number > 0, got " +
-                                std::to_string(time_unit_ns));
-  }
+TraceConfig trace_file(const std::string& path, const std::string& format) {
+  TraceConfig c;
+  c.format = format;
+  c.params.set(kTracePathKey.name, path);
+  return c;
 }
 
 std::unique_ptr<TraceReader> open_trace(const TraceConfig& config) {
-  config.validate();
-  return find_format(config.format)->make(config);
-}
-
-std::vector<std::string> trace_format_names() {
-  std::vector<std::string> names;
-  names.reserve(kFormats.size());
-  for (const FormatEntry& entry : kFormats) names.emplace_back(entry.name);
-  return names;
+  const TraceFormat& format = trace_format(config.format);
+  format.check(config);
+  return format.open(config);
 }
 
 uint64_t hash_key(std::string_view key) {
   return XXH3_64bits(key.data(), key.size());
+}
+
+std::string file_content_hash(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw TraceError(path + ": cannot open for hashing");
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> st(XXH3_createState(),
+                                                                     &XXH3_freeState);
+  XXH3_64bits_reset(st.get());
+  std::vector<char> buf(1 << 20);
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0;) {
+    XXH3_64bits_update(st.get(), buf.data(), n);
+  }
+  if (std::ferror(f.get())) throw TraceError(path + ": read error while hashing");
+  return fmt::format("{:016x}", XXH3_64bits_digest(st.get()));
+}
+
+std::string text_content_hash(std::string_view text) {
+  return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
 }
 
 }  // namespace flashpq

@@ -1,9 +1,6 @@
 #include "traces/trace_summary.h"
 
-#include <xxhash.h>
-
 #include <array>
-#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -13,23 +10,10 @@
 
 namespace flashpq {
 
-std::string file_content_hash(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw TraceError(path + ": cannot open for hashing");
-  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> st(XXH3_createState(),
-                                                                     &XXH3_freeState);
-  XXH3_64bits_reset(st.get());
-  std::vector<char> buf(1 << 20);
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0;) {
-    XXH3_64bits_update(st.get(), buf.data(), n);
-  }
-  if (std::ferror(f.get())) throw TraceError(path + ": read error while hashing");
-  return fmt::format("{:016x}", XXH3_64bits_digest(st.get()));
-}
-
 TraceSummary summarize_trace(const TraceConfig& config) {
   TraceSummary s;
   PrefetchReader reader(open_trace(config));
+  s.preconditioning_requests = reader.preconditioning_requests();
   KeySet seen;
   std::array<Request, 4096> batch;
   for (size_t n; (n = reader.read(batch)) != 0;) {
@@ -42,11 +26,7 @@ TraceSummary summarize_trace(const TraceConfig& config) {
     }
   }
   s.unique_objects = seen.size();
-  // A generator has no file: its parameters are its content.
-  s.content_hash = config.format == "generator"
-                       ? fmt::format("{:016x}", XXH3_64bits(config.device_io.identity().data(),
-                                                            config.device_io.identity().size()))
-                       : file_content_hash(config.path);
+  s.content_hash = trace_format(config.format).content_hash(config);
   return s;
 }
 

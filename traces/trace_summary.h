@@ -20,14 +20,14 @@ struct TraceSummary {
   uint64_t unique_objects = 0;
   /// Sum of first-seen sizes, in bytes.
   uint64_t working_set_bytes = 0;
-  /// XXH3-64 of the trace file's bytes as stored (compressed or not), 16 lowercase hex digits.
+  /// The format's content hash (TraceFormat::content_hash): XXH3-64 of the trace file's bytes as
+  /// stored (compressed or not), or of a generator's parameters; 16 lowercase hex digits.
   std::string content_hash;
+  /// Leading requests that always belong to the warm-up (TraceReader::preconditioning_requests).
+  uint64_t preconditioning_requests = 0;
 };
 
 /// Reads the whole trace once. Throws TraceError like the reader does.
 TraceSummary summarize_trace(const TraceConfig& config);
-
-/// XXH3-64 of a file's bytes, as 16 lowercase hex digits. Throws TraceError if unreadable.
-std::string file_content_hash(const std::string& path);
 
 }  // namespace flashpq

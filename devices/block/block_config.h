@@ -1,11 +1,14 @@
 // devices/block/block_config.h — the `device.block` section: which file or block device, how
 // its I/O is issued, and the run's safety and verification options.
 //
-// Source: DESIGN.md "device" (block) and issue 5. Every size is in bytes.
+// Source: docs/DESIGN.md "Devices" (block). Every size is in bytes.
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "devices/device.h"
+#include "sim/params.h"
 
 namespace flashpq {
 
@@ -73,5 +76,13 @@ struct BlockConfig {
   /// max_io_bytes out of range).
   void validate() const;
 };
+
+/// Decodes the block keys of `config` (device.path, capacity, engine, queue_depth, max_io_size,
+/// o_direct, registered_buffers, verify, discard_before_run, nvme_counters; unset keys take
+/// their defaults) with the cell's seed as the pattern seed and the command line's
+/// force_destroy. Throws std::invalid_argument quoting a bad value.
+BlockConfig block_config_of(const DeviceConfig& config);
+/// The block device's name, keys and summary.
+const ComponentSpec& block_spec();
 
 }  // namespace flashpq

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <system_error>
 
 #include "devices/block/crc32c.h"
@@ -157,7 +158,7 @@ BlockDevice::Opened BlockDevice::open_and_gate(const BlockConfig& config) {
   return o;
 }
 
-BlockDevice::BlockDevice(const DeviceConfig& config) : BlockDevice(config.block) {}
+BlockDevice::BlockDevice(const DeviceConfig& config) : BlockDevice(block_config_of(config)) {}
 
 BlockDevice::BlockDevice(const BlockConfig& config) : BlockDevice(config, open_and_gate(config)) {}
 
@@ -426,7 +427,88 @@ void BlockDevice::begin_nvme_measurement() {
 NvmeWriteDelta BlockDevice::end_nvme_measurement() {
   if (!nvme_before_) return {};
   const NvmeSnapshot after = snapshot_nvme(report_.nvme_namespace, shell_command_runner());
-  return nvme_delta(*std::exchange(nvme_before_, std::nullopt), after);
+  nvme_delta_ = nvme_delta(*std::exchange(nvme_before_, std::nullopt), after);
+  return nvme_delta_;
 }
+
+std::vector<Column> BlockDevice::do_columns(const ReportContext&) const {
+  auto opt = [](const std::optional<uint64_t>& v) { return v ? format_number(*v) : ""; };
+  const std::string values[] = {io_engine_name(engine()),
+                                o_direct() ? "true" : "false",
+                                notes_text(),
+                                format_number(uint64_t{logical_block_bytes()}),
+                                config_.verify ? format_number(verify_.blocks_checked) : "",
+                                config_.verify ? format_number(verify_.blocks_unchecked) : "",
+                                opt(nvme_delta_.host_bytes),
+                                opt(nvme_delta_.media_bytes),
+                                nvme_delta_.wa_device ? format_number(*nvme_delta_.wa_device) : ""};
+  std::vector<Column> out = kBlockDeviceType.columns;
+  for (size_t i = 0; i < out.size(); ++i) out[i].text = values[i];
+  return out;
+}
+
+namespace {
+
+// Reads, never writes, what the device will be: the capacity and the logical block every
+// request must be aligned to, so that an impossible cell fails before anything runs. A file
+// that does not exist yet is created at open, with device.capacity.
+DeviceBounds resolve_block(const DeviceConfig& config, Params& shown) {
+  const BlockConfig b = block_config_of(config);
+  DeviceBounds g;
+  if (std::filesystem::exists(b.path)) {
+    DeviceReport probe;
+    try {
+      probe = inspect_device(b.path);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("key 'device.path': expected a file or block device, found '" +
+                                  std::string(e.what()) + "'");
+    }
+    g.capacity_bytes = b.capacity_bytes ? b.capacity_bytes : probe.geometry.size_bytes;
+    if (probe.geometry.logical_block_bytes) {
+      g.logical_block_bytes = probe.geometry.logical_block_bytes;
+    }
+  } else if (b.capacity_bytes == 0) {
+    throw std::invalid_argument(
+        "key 'device.path': expected an existing file or block device (or set device.capacity "
+        "to create a file), found '" +
+        b.path + "'");
+  } else {
+    g.capacity_bytes = b.capacity_bytes;
+  }
+  if (g.capacity_bytes % g.logical_block_bytes != 0) {
+    throw std::invalid_argument(fmt::format(
+        "key 'device.capacity': expected a multiple of the logical block size {} B of {}, found "
+        "'{}'",
+        g.logical_block_bytes, b.path, config.params.text("device.capacity")));
+  }
+  shown.set("device.capacity", std::to_string(g.capacity_bytes));
+  shown.set("device.engine", io_engine_name(b.engine));
+  shown.set("device.queue_depth", std::to_string(b.queue_depth));
+  shown.set("device.max_io_size", std::to_string(b.max_io_bytes));
+  shown.set("device.o_direct", b.o_direct ? "true" : "false");
+  shown.set("device.registered_buffers", b.registered_buffers ? "true" : "false");
+  shown.set("device.verify", b.verify ? "true" : "false");
+  shown.set("device.discard_before_run", b.discard_before_run ? "true" : "false");
+  shown.set("device.nvme_counters", b.nvme_counters ? "true" : "false");
+  return g;
+}
+
+}  // namespace
+
+const DeviceType kBlockDeviceType{&block_spec,
+                                  &resolve_block,
+                                  [](const DeviceConfig& config) -> std::unique_ptr<Device> {
+                                    return std::make_unique<BlockDevice>(config);
+                                  },
+                                  {{"block_engine", "", false},
+                                   {"block_o_direct", "", false},
+                                   {"block_notes", "", false},
+                                   {"block_logical_block_bytes", "", true},
+                                   {"verify_blocks_checked", "", true},
+                                   {"verify_blocks_unchecked", "", true},
+                                   {"nvme_host_bytes_written", "", true},
+                                   {"nvme_media_bytes_written", "", true},
+                                   {"wa_device", "", true}},
+                                  true};
 
 }  // namespace flashpq

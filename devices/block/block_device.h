@@ -70,10 +70,10 @@ struct VerifyCounters {
 
 class BlockDevice final : public Device {
  public:
-  /// Opens, gates and prepares config.block (see the file comment). Uses config.block only;
-  /// config.capacity_bytes and config.logical_block_bytes are ignored. Throws
-  /// std::invalid_argument (bad config, capacity not a multiple of the logical block),
-  /// SafetyError (the gate refused: nothing was written), std::system_error (open, I/O).
+  /// Opens, gates and prepares the device that config's keys name (block_config_of(); see the
+  /// file comment). Throws std::invalid_argument (bad config, capacity not a multiple of the
+  /// logical block), SafetyError (the gate refused: nothing was written), std::system_error
+  /// (open, I/O).
   explicit BlockDevice(const DeviceConfig& config);
   explicit BlockDevice(const BlockConfig& config);
   /// Waits for I/O in flight, then releases the claim and closes.
@@ -101,8 +101,9 @@ class BlockDevice final : public Device {
   /// Snapshots the NVMe counters of the drive under this device (when nvme_counters is set
   /// and there is one). Call right before the measured run.
   void begin_nvme_measurement();
-  /// Snapshots again and returns the deltas since begin_nvme_measurement(); empty when there
-  /// is no NVMe drive or no begin.
+  /// Snapshots again and returns the deltas since begin_nvme_measurement() (also kept for the
+  /// device's columns: nvme_host_bytes_written, nvme_media_bytes_written, wa_device); empty
+  /// when there is no NVMe drive or no begin.
   NvmeWriteDelta end_nvme_measurement();
 
   // --- Asynchronous interface (wall_runner.h; the synchronous calls use it too) ------------
@@ -115,11 +116,6 @@ class BlockDevice final : public Device {
     const uint32_t s = free_slots_.back();
     free_slots_.pop_back();
     return s;
-  }
-  /// Throws std::invalid_argument as write/read/trim do for a bad extent (`what` names the
-  /// operation in the message).
-  void check_extent(uint64_t offset, uint64_t len, const char* what) const {
-    check(offset, len, what);
   }
   /// Counts a request of the asynchronous path in counters() (start() and discard() do not
   /// count: one request may take several pieces).
@@ -203,6 +199,7 @@ class BlockDevice final : public Device {
   void do_write(uint64_t offset, uint64_t len) override { transfer(true, offset, len); }
   void do_read(uint64_t offset, uint64_t len) override { transfer(false, offset, len); }
   void do_trim(uint64_t offset, uint64_t len) override { discard_extent(offset, len); }
+  std::vector<Column> do_columns(const ReportContext& context) const override;
 
   void setup_engine();
   void transfer(bool write, uint64_t offset, uint64_t len);
@@ -236,6 +233,13 @@ class BlockDevice final : public Device {
   VerifyCounters verify_;
   std::exception_ptr pending_error_;
   std::optional<NvmeSnapshot> nvme_before_;
+  NvmeWriteDelta nvme_delta_;  // the last end_nvme_measurement()
 };
+
+/// The block device as registered (devices/device.cpp). Its columns: block_engine,
+/// block_o_direct, block_notes, block_logical_block_bytes, verify_blocks_checked,
+/// verify_blocks_unchecked (with verify on), and the drive's nvme_host_bytes_written,
+/// nvme_media_bytes_written and wa_device (NVMe drives that report both counters).
+extern const DeviceType kBlockDeviceType;
 
 }  // namespace flashpq

@@ -28,6 +28,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fmt/format.h"
+
 namespace flashpq {
 
 namespace {
@@ -76,8 +78,7 @@ GcPolicy parse_gc_policy(const std::string& name) {
        {GcPolicy::kGreedy, GcPolicy::kFifo, GcPolicy::kCostBenefit, GcPolicy::kDChoices}) {
     if (name == gc_policy_name(p)) return p;
   }
-  throw std::invalid_argument("device.gc_policy: unknown policy '" + name +
-                              "' (allowed: greedy, fifo, cost_benefit, d_choices)");
+  throw_unknown_name("device.gc_policy", name, {"greedy", "fifo", "cost_benefit", "d_choices"});
 }
 
 const char* gc_stream_name(GcStream stream) {
@@ -87,8 +88,7 @@ const char* gc_stream_name(GcStream stream) {
 GcStream parse_gc_stream(const std::string& name) {
   if (name == "separate") return GcStream::kSeparate;
   if (name == "shared") return GcStream::kShared;
-  throw std::invalid_argument("device.gc_stream: unknown stream '" + name +
-                              "' (allowed: separate, shared)");
+  throw_unknown_name("device.gc_stream", name, {"separate", "shared"});
 }
 
 uint64_t SimFlashConfig::exported_pages() const {
@@ -280,10 +280,155 @@ SimFlashConfig simflash_profile(const std::string& name) {
     c.channel_bandwidth_mib_s = 333e6 / (1024.0 * 1024.0);
     return c;
   }
-  std::string allowed;
-  for (const auto& n : simflash_profile_names()) allowed += (allowed.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("device.profile: unknown profile '" + name +
-                              "' (allowed: " + allowed + ")");
+  throw_unknown_name("device.profile", name, simflash_profile_names());
+}
+
+namespace {
+
+// The keys of the simflash device: its profile, then any field of it, overridden key by key
+// (unset: the profile's value, shown resolved in the results row).
+KeySpec field(const std::string& name, ValueType type) {
+  return key("device." + name, type).from("device.profile").strict_to_readers();
+}
+
+const KeySpec kProfile = key("device.profile", ValueType::kEnum)
+                             .def("tiny")
+                             .choices(simflash_profile_names())
+                             .strict_to_readers()
+                             .desc("base geometry and timings");
+const KeySpec kChannels = field("channels", ValueType::kInt).range(1, 1024).desc("flash channels");
+const KeySpec kDiesPerChannel =
+    field("dies_per_channel", ValueType::kInt).range(1, 1024).desc("dies on each channel");
+const KeySpec kPlanesPerDie =
+    field("planes_per_die", ValueType::kInt).range(1, 64).desc("planes in each die");
+const KeySpec kBlocksPerPlane = field("blocks_per_plane", ValueType::kInt)
+                                    .units("blocks")
+                                    .range(2, 16777216)
+                                    .desc("erase blocks per plane = superblocks");
+const KeySpec kPagesPerBlock = field("pages_per_block", ValueType::kInt)
+                                   .units("pages")
+                                   .range(1, 65535)
+                                   .desc("pages per erase block");
+const KeySpec kPageSize =
+    field("page_size", ValueType::kSize)
+        .units("bytes")
+        .desc("page size = mapping unit = logical block (power of two, 512B..1MiB)");
+const KeySpec kUtilization = field("utilization", ValueType::kFloat)
+                                 .units("fraction")
+                                 .range(1e-9, 0.999999999)
+                                 .desc("rho = exported / physical pages, in (0, 1)");
+const KeySpec kOverProvisioning =
+    field("over_provisioning", ValueType::kFloat)
+        .units("fraction")
+        .range(1e-9, 1000)
+        .desc("(physical - exported) / exported, instead of utilization");
+const KeySpec kGcPolicy = field("gc_policy", ValueType::kEnum)
+                              .choices({"greedy", "fifo", "cost_benefit", "d_choices"})
+                              .desc("GC victim selection");
+const KeySpec kGcD =
+    field("gc_d", ValueType::kInt).range(1, 1024).desc("d_choices: candidates per victim");
+const KeySpec kGcStream = field("gc_stream", ValueType::kEnum)
+                              .choices({"separate", "shared"})
+                              .desc("frontier of GC copies");
+const KeySpec kGcLowWatermark = field("gc_low_watermark", ValueType::kInt)
+                                    .units("superblocks")
+                                    .range(1, 16777216)
+                                    .desc("GC starts below this many free superblocks");
+const KeySpec kGcHighWatermark = field("gc_high_watermark", ValueType::kInt)
+                                     .units("superblocks")
+                                     .range(1, 16777216)
+                                     .desc("GC runs until this many are free");
+const KeySpec kTr =
+    field("tR_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page read latency");
+const KeySpec kTprog =
+    field("tPROG_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page program latency");
+const KeySpec kTbers =
+    field("tBERS_us", ValueType::kFloat).units("us").range(0, 1e9).desc("block erase latency");
+const KeySpec kChannelBandwidth = field("channel_bandwidth_mib_s", ValueType::kFloat)
+                                      .units("MiB/s")
+                                      .range(0, 1e9)
+                                      .desc("transfer rate of one channel (0 = instant)");
+
+// A number as the results row shows it: {fmt}'s shortest text.
+std::string shown_number(double v) {
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+const ComponentSpec& simflash_spec() {
+  static const ComponentSpec spec{
+      "simflash",
+      "simulated flash: page-mapped FTL with GC over channels x dies x planes, timed by a "
+      "discrete-event model",
+      {kProfile, kChannels, kDiesPerChannel, kPlanesPerDie, kBlocksPerPlane, kPagesPerBlock,
+       kPageSize, kUtilization, kOverProvisioning, kGcPolicy, kGcD, kGcStream, kGcLowWatermark,
+       kGcHighWatermark, kTr, kTprog, kTbers, kChannelBandwidth},
+      {},
+      {},
+      {}};
+  return spec;
+}
+
+SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
+  SimFlashConfig f = simflash_profile(params.get<std::string>(kProfile));
+  auto u32 = [&](const KeySpec& k, uint32_t* out) {
+    if (params.has(k.name)) *out = params.get<uint32_t>(k);
+  };
+  auto real = [&](const KeySpec& k, double* out) {
+    if (params.has(k.name)) *out = params.get<double>(k);
+  };
+  u32(kChannels, &f.channels);
+  u32(kDiesPerChannel, &f.dies_per_channel);
+  u32(kPlanesPerDie, &f.planes_per_die);
+  u32(kBlocksPerPlane, &f.blocks_per_plane);
+  u32(kPagesPerBlock, &f.pages_per_block);
+  if (params.has(kPageSize.name)) {
+    const uint64_t ps = params.get<uint64_t>(kPageSize);
+    f.page_size_bytes = ps > UINT32_MAX ? 0 : static_cast<uint32_t>(ps);  // 0 fails validate()
+  }
+  if (params.has(kUtilization.name) && params.has(kOverProvisioning.name)) {
+    throw std::invalid_argument(
+        "key 'device.over_provisioning': expected either device.utilization or "
+        "device.over_provisioning, not both, found '" +
+        params.text(kOverProvisioning.name) + "'");
+  }
+  if (params.has(kUtilization.name)) f.over_provisioning.reset();  // the user's choice wins
+  if (params.has(kOverProvisioning.name))
+    f.over_provisioning = params.get<double>(kOverProvisioning);
+  real(kUtilization, &f.utilization);
+  if (params.has(kGcPolicy.name)) f.gc_policy = parse_gc_policy(params.get<std::string>(kGcPolicy));
+  u32(kGcD, &f.gc_d);
+  if (params.has(kGcStream.name)) f.gc_stream = parse_gc_stream(params.get<std::string>(kGcStream));
+  u32(kGcLowWatermark, &f.gc_low_watermark);
+  u32(kGcHighWatermark, &f.gc_high_watermark);
+  real(kTr, &f.tR_us);
+  real(kTprog, &f.tPROG_us);
+  real(kTbers, &f.tBERS_us);
+  real(kChannelBandwidth, &f.channel_bandwidth_mib_s);
+  f.seed = seed;  // the FTL's d_choices stream follows the cell seed
+  f.validate();
+  return f;
+}
+
+void show_simflash_config(const SimFlashConfig& f, Params& shown) {
+  shown.set(kChannels.name, std::to_string(f.channels));
+  shown.set(kDiesPerChannel.name, std::to_string(f.dies_per_channel));
+  shown.set(kPlanesPerDie.name, std::to_string(f.planes_per_die));
+  shown.set(kBlocksPerPlane.name, std::to_string(f.blocks_per_plane));
+  shown.set(kPagesPerBlock.name, std::to_string(f.pages_per_block));
+  shown.set(kPageSize.name, std::to_string(f.page_size_bytes));
+  shown.set(kUtilization.name, shown_number(f.effective_utilization()));
+  shown.set(kOverProvisioning.name, f.over_provisioning ? shown_number(*f.over_provisioning) : "");
+  shown.set(kGcPolicy.name, gc_policy_name(f.gc_policy));
+  shown.set(kGcD.name, std::to_string(f.gc_d));
+  shown.set(kGcStream.name, gc_stream_name(f.gc_stream));
+  shown.set(kGcLowWatermark.name, std::to_string(f.gc_low_watermark));
+  shown.set(kGcHighWatermark.name, std::to_string(f.gc_high_watermark));
+  shown.set(kTr.name, shown_number(f.tR_us));
+  shown.set(kTprog.name, shown_number(f.tPROG_us));
+  shown.set(kTbers.name, shown_number(f.tBERS_us));
+  shown.set(kChannelBandwidth.name, shown_number(f.channel_bandwidth_mib_s));
 }
 
 }  // namespace flashpq

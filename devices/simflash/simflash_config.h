@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/params.h"
+
 namespace flashpq {
 
 /// Victim selection of the garbage collector (the victim is always a whole superblock). greedy,
@@ -153,6 +155,18 @@ struct SimFlashConfig {
   /// hold an invalid page for GC to make progress).
   void validate() const;
 };
+
+/// Decodes the simflash keys of the device section: the profile named by device.profile
+/// (default "tiny"), then every other device.* key that is set overrides its field
+/// (device.utilization and device.over_provisioning exclude each other); `seed` seeds the
+/// d_choices GC stream. The result is validated. Throws std::invalid_argument quoting a bad
+/// value.
+SimFlashConfig simflash_config(const Params& params, uint64_t seed);
+/// Sets in `shown` the text of every simflash key for `config` (the resolved values the results
+/// row shows), device.profile aside.
+void show_simflash_config(const SimFlashConfig& config, Params& shown);
+/// The simflash device's name, keys and summary.
+const ComponentSpec& simflash_spec();
 
 /// Names of the built-in profiles: "tiny", "mqsim", "femu", "model_a".
 std::vector<std::string> simflash_profile_names();

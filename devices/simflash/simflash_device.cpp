@@ -2,6 +2,8 @@
 #include "devices/simflash/simflash_device.h"
 
 #include <bit>
+#include <cmath>
+#include <memory>
 
 namespace flashpq {
 
@@ -15,7 +17,8 @@ const SimFlashConfig& validated(const SimFlashConfig& c) {
 
 }  // namespace
 
-SimFlashDevice::SimFlashDevice(const DeviceConfig& config) : SimFlashDevice(config.simflash) {}
+SimFlashDevice::SimFlashDevice(const DeviceConfig& config)
+    : SimFlashDevice(simflash_config(config.params, config.seed)) {}
 
 SimFlashDevice::SimFlashDevice(const SimFlashConfig& config)
     : Device(validated(config).exported_bytes(), config.page_size_bytes),
@@ -35,5 +38,53 @@ void SimFlashDevice::do_trim(uint64_t offset, uint64_t len) {
   const uint64_t end = (offset + len) >> page_shift_;
   for (uint64_t lpn = offset >> page_shift_; lpn < end; ++lpn) ftl_.trim(lpn);
 }
+
+void SimFlashDevice::do_begin_measurement() {
+  measured_from_ = ftl_.counters();
+}
+
+std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) const {
+  const FtlCounters d = ftl_.counters() - measured_from_;
+  const EraseCountStats erases = ftl_.erase_count_stats();
+  const double wa_ftl = d.host_pages_written == 0 ? std::nan("")
+                                                  : static_cast<double>(d.nand_pages_written) /
+                                                        static_cast<double>(d.host_pages_written);
+  const uint64_t page = ftl_.config().page_size_bytes;
+  std::vector<Column> out = kSimFlashDeviceType.columns;
+  const std::string values[] = {format_number(d.host_pages_written),
+                                format_number(d.nand_pages_written),
+                                format_number(d.nand_pages_written * page),
+                                format_number(d.gc_pages_copied),
+                                format_number(d.erases),
+                                format_number(uint64_t{erases.min}),
+                                format_number(erases.mean),
+                                format_number(uint64_t{erases.max}),
+                                format_number(wa_ftl),
+                                format_number(context.host_write_factor * wa_ftl)};
+  for (size_t i = 0; i < out.size(); ++i) out[i].text = values[i];
+  return out;
+}
+
+const DeviceType kSimFlashDeviceType{&simflash_spec,
+                                     [](const DeviceConfig& config, Params& shown) {
+                                       const SimFlashConfig f =
+                                           simflash_config(config.params, config.seed);
+                                       show_simflash_config(f, shown);
+                                       return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
+                                     },
+                                     [](const DeviceConfig& config) -> std::unique_ptr<Device> {
+                                       return std::make_unique<SimFlashDevice>(config);
+                                     },
+                                     {{"host_pages_written", "", true},
+                                      {"nand_pages_written", "", true},
+                                      {"nand_bytes_written", "", true},
+                                      {"gc_pages_copied", "", true},
+                                      {"erases", "", true},
+                                      {"erase_count_min", "", true},
+                                      {"erase_count_mean", "", true},
+                                      {"erase_count_max", "", true},
+                                      {"wa_ftl", "", true},
+                                      {"wa_combined", "", true}},
+                                     false};
 
 }  // namespace flashpq

@@ -17,11 +17,11 @@ namespace flashpq {
 
 class SimFlashDevice final : public Device {
  public:
-  /// Uses config.simflash only: capacity_bytes and logical_block_bytes come from it (exported
-  /// capacity, page size); config.capacity_bytes and config.logical_block_bytes are ignored.
-  /// Throws std::invalid_argument as SimFlashConfig::validate().
+  /// Decodes config.params (simflash_config(): the profile, then the keys set) with the cell's
+  /// seed. The capacity is the exported capacity and the logical block the page size. Throws
+  /// std::invalid_argument quoting a bad value.
   explicit SimFlashDevice(const DeviceConfig& config);
-  /// Same, from the simflash section alone.
+  /// Same, from a decoded config. Throws std::invalid_argument as SimFlashConfig::validate().
   explicit SimFlashDevice(const SimFlashConfig& config);
 
   const Ftl& ftl() const { return ftl_; }
@@ -32,9 +32,19 @@ class SimFlashDevice final : public Device {
   void do_write(uint64_t offset, uint64_t len) override;
   void do_read(uint64_t offset, uint64_t len) override;
   void do_trim(uint64_t offset, uint64_t len) override;
+  void do_begin_measurement() override;
+  std::vector<Column> do_columns(const ReportContext& context) const override;
 
   Ftl ftl_;
-  uint32_t page_shift_;  // log2(page size)
+  FtlCounters measured_from_;  // the FTL's counters at begin_measurement()
+  uint32_t page_shift_;        // log2(page size)
 };
+
+/// The simflash device as registered (devices/device.cpp). Its columns, after the warm-up:
+/// host_pages_written, nand_pages_written, nand_bytes_written, gc_pages_copied, erases; the
+/// erase counts over all erase blocks at the end of the run (erase_count_min, _mean, _max);
+/// wa_ftl = NAND ÷ host pages written, and wa_combined = ReportContext::host_write_factor ×
+/// wa_ftl (a cache's implementation WA × the FTL's: NAND bytes per miss byte; direct: wa_ftl).
+extern const DeviceType kSimFlashDeviceType;
 
 }  // namespace flashpq

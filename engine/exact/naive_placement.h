@@ -3,7 +3,7 @@
 //
 // Source: RIPQ paper (FAST'15) §4.2, "Naive Design": "fix an object's location on flash until it
 // is evicted". Each inserted object is written on its own, at the lowest free offset aligned to
-// the alignment a (framework.placement_alignment_bytes), as an extent of its size rounded up to
+// the alignment a (framework.placement_alignment), as an extent of its size rounded up to
 // a; when the object leaves (eviction, delete, replacement) its extent is trimmed. The scattered
 // trims are what makes this design costly for the FTL; the placement itself never changes which
 // objects are cached (see "Span" below), so hit ratios equal those of placement "none".
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "devices/device.h"
+#include "engine/exact/exact_config.h"
 #include "engine/object_table.h"
 #include "engine/queue.h"
 
@@ -55,15 +56,17 @@ class NaivePlacement {
  public:
   static constexpr uint64_t kNoOffset = UINT64_MAX;
 
-  /// Returns a placement for ctx if ctx.framework.placement is "naive", else nullptr (the
-  /// queues' "none" path). Throws std::invalid_argument as the constructor.
+  /// Returns a placement for ctx if its framework.placement is "naive", else nullptr (the
+  /// queues' "none" path). Throws std::invalid_argument as ExactConfig::from and the
+  /// constructor.
   static std::unique_ptr<NaivePlacement> make_if_enabled(const QueueContext& ctx) {
-    if (ctx.framework.placement != "naive") return nullptr;
+    const ExactConfig c = ExactConfig::from(ctx.framework.params);
+    if (!c.naive_placement) return nullptr;
     return std::make_unique<NaivePlacement>(ctx.device, ctx.capacity_bytes,
-                                            ctx.framework.placement_alignment_bytes);
+                                            c.placement_alignment_bytes);
   }
 
-  /// REQUIRES: capacity_bytes >= 1; alignment_bytes a power of two (FrameworkConfig::validate).
+  /// REQUIRES: capacity_bytes >= 1; alignment_bytes a power of two (ExactConfig::from).
   /// Throws std::invalid_argument if the alignment is not a multiple of the device's logical
   /// block size or the device is bounded and smaller than one alignment unit.
   NaivePlacement(Device& device, uint64_t capacity_bytes, uint32_t alignment_bytes)

@@ -80,6 +80,8 @@ class ExactRelativeQueue {
 
   /// The naive placement, or nullptr with placement "none".
   const NaivePlacement* placement() const { return placement_.get(); }
+  /// Whether objects go to the device at all (naive placement), or stay in memory only.
+  bool places_objects() const { return placement_ != nullptr; }
   /// Evictions beyond the capacity's because no extent fitted (naive placement; see
   /// engine/exact/naive_placement.h). 0 means the placement changed nothing.
   uint64_t fragmentation_evictions() const { return fragmentation_evictions_; }

@@ -66,6 +66,7 @@
 #include "engine/policy.h"
 #include "engine/queue.h"
 #include "engine/ripq/histogram.h"
+#include "engine/ripq/ripq_config.h"
 
 namespace flashpq {
 
@@ -76,20 +77,24 @@ class RipqQueue {
   /// it and next the virtual block — the block ids and location §4.2 puts in the index map.
   static constexpr unsigned kOrderWords = 0;
 
+  /// Builds the queue from ctx, reading RIPQ's keys from ctx.framework.params (RipqConfig).
+  explicit RipqQueue(const QueueContext& ctx)
+      : RipqQueue(ctx, RipqConfig::from(ctx.framework.params)) {}
+
   /// Builds the queue over ctx.capacity_bytes / block_size_bytes device slots.
   /// Throws std::invalid_argument if the capacity holds fewer than reserved_blocks + 2 blocks
   /// or more than 2^22 (block ids are 24 bits in the object entry).
-  explicit RipqQueue(const QueueContext& ctx)
+  RipqQueue(const QueueContext& ctx, const RipqConfig& config)
       : table_(ctx.table),
         device_(ctx.device),
         sink_(ctx.sink),
-        block_bytes_(ctx.framework.block_size_bytes),
-        slots_(ctx.capacity_bytes / ctx.framework.block_size_bytes),
-        reserved_(ctx.framework.reserved_blocks),
-        k_(ctx.framework.insertion_points),
-        threshold_(ctx.framework.materialize_threshold),
+        block_bytes_(config.block_size_bytes),
+        slots_(ctx.capacity_bytes / config.block_size_bytes),
+        reserved_(config.reserved_blocks),
+        k_(config.insertion_points),
+        threshold_(config.materialize_threshold),
         // Only absolute priorities need the histogram (§4.3); a relative queue holds no bins.
-        histogram_(kKind == PriorityKind::kAbsolute ? ctx.framework.histogram_bins : 0) {
+        histogram_(kKind == PriorityKind::kAbsolute ? config.histogram_bins : 0) {
     if (slots_ < uint64_t{reserved_} + 2) {
       throw std::invalid_argument(
           "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) +
@@ -220,6 +225,8 @@ class RipqQueue {
   }
 
   uint64_t used_bytes() const { return total_bytes_; }
+  /// RIPQ writes every object to the device (in sealed blocks).
+  bool places_objects() const { return true; }
 
   const FrameworkCounters& counters() const { return counters_; }
 
@@ -923,6 +930,16 @@ class RipqQueue {
   DynamicHistogram histogram_;
   std::vector<double> absolute_;  // by handle: the absolute priority (GDSF)
   FrameworkCounters counters_;
+};
+
+/// The `ripq` framework as registered (engine/framework.h); its keys: RipqConfig.
+struct RipqFramework {
+  static const ComponentSpec& spec();
+  /// Decodes the keys it reads, to check them. Throws std::invalid_argument.
+  static void check(const Params& params) { RipqConfig::from(params); }
+  static constexpr bool kHasQueue = true;
+  template <class P>
+  using Queue = RipqQueue<P::kKind>;
 };
 
 }  // namespace flashpq

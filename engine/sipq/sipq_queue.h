@@ -106,6 +106,7 @@
 #include "engine/object_table.h"
 #include "engine/policy.h"
 #include "engine/queue.h"
+#include "engine/sipq/sipq_config.h"
 
 namespace flashpq {
 
@@ -120,19 +121,22 @@ class SipqQueue {
   /// (engine/queue.h).
   static constexpr unsigned kOrderWords = kAbsolute ? 1 : 3;
 
-  /// Reads framework.block_size_bytes (B) and framework.occupancy (θ). REQUIRES: framework
-  /// validated; ctx's references outlive the queue. Throws std::invalid_argument if the
-  /// capacity holds fewer than 2 blocks (or more than 2^31), if B is not a multiple of the
-  /// device's logical block size, or if a bounded device is smaller than M·B.
+  /// Builds the queue from ctx, reading SIPQ's keys from ctx.framework.params (SipqConfig).
   explicit SipqQueue(const QueueContext& ctx)
+      : SipqQueue(ctx, SipqConfig::from(ctx.framework.params)) {}
+
+  /// Reads the block size B and the occupancy θ. REQUIRES: ctx's references outlive the queue.
+  /// Throws std::invalid_argument if the capacity holds fewer than 2 blocks (or more than
+  /// 2^31), if B is not a multiple of the device's logical block size, or if a bounded device
+  /// is smaller than M·B.
+  SipqQueue(const QueueContext& ctx, const SipqConfig& config)
       : table_(ctx.table),
         device_(ctx.device),
         sink_(ctx.sink),
-        block_(ctx.framework.block_size_bytes),
-        slots_(checked_slots(ctx)),
-        occupancy_(ctx.framework.occupancy),
+        block_(config.block_size_bytes),
+        slots_(checked_slots(ctx, block_)),
+        occupancy_(config.occupancy),
         vc_capacity_(static_cast<uint64_t>(occupancy_ * static_cast<double>(slots_ * block_))),
-        vc_config_(vc_framework(ctx.framework)),
         vc_(QueueContext{ctx.table, ctx.device, vc_config_, std::max<uint64_t>(1, vc_capacity_),
                          ctx.grid, EvictionSink{}}),
         blocks_(slots_),
@@ -224,6 +228,8 @@ class SipqQueue {
 
   /// Bytes of the cached objects, in the buffer and on flash.
   uint64_t used_bytes() const { return used_bytes_; }
+  /// SIPQ writes every object to the device (its log).
+  bool places_objects() const { return true; }
   const FrameworkCounters& counters() const { return counters_; }
 
   /// Index-map DRAM outside the entries: the objects' log locations, 8 bytes per handle with a
@@ -368,8 +374,7 @@ class SipqQueue {
     return (block_word(c.handle) & ~kInVc) == s && offset_word(c.handle) == c.offset;
   }
 
-  static uint32_t checked_slots(const QueueContext& ctx) {
-    const uint64_t b = ctx.framework.block_size_bytes;
+  static uint32_t checked_slots(const QueueContext& ctx, uint64_t b) {
     const uint64_t m = b == 0 ? 0 : ctx.capacity_bytes / b;
     auto fail = [&](const std::string& why) {
       throw std::invalid_argument("framework sipq: cache capacity " +
@@ -387,14 +392,6 @@ class SipqQueue {
            std::to_string(m) + " blocks");
     }
     return static_cast<uint32_t>(m);
-  }
-
-  // The VC is an exact queue without placement.
-  static FrameworkConfig vc_framework(const FrameworkConfig& f) {
-    FrameworkConfig c = f;
-    c.name = "exact";
-    c.placement = "none";
-    return c;
   }
 
   double outside_priority() const {
@@ -534,7 +531,7 @@ class SipqQueue {
   uint32_t slots_;
   double occupancy_;
   uint64_t vc_capacity_;
-  FrameworkConfig vc_config_;  // before vc_: the VC's context refers to it
+  FrameworkConfig vc_config_{"exact", {}};  // before vc_: the VC is exact, placement none
   VC vc_;
   std::vector<Block> blocks_;
   std::vector<std::vector<Content>> headers_;  // by slot: the model of its on-flash header
@@ -558,5 +555,15 @@ class SipqQueue {
 template <class P>
 using SipqQueueFor = SipqQueue<std::conditional_t<P::kKind == PriorityKind::kRelative,
                                                   ExactRelativeQueue, ExactAbsoluteQueue>>;
+
+/// The `sipq` framework as registered (engine/framework.h); its keys: SipqConfig.
+struct SipqFramework {
+  static const ComponentSpec& spec();
+  /// Decodes the keys it reads, to check them. Throws std::invalid_argument.
+  static void check(const Params& params) { SipqConfig::from(params); }
+  static constexpr bool kHasQueue = true;
+  template <class P>
+  using Queue = SipqQueueFor<P>;
+};
 
 }  // namespace flashpq

@@ -1,42 +1,26 @@
-// sim/cell_runner.h — runs one experiment cell: trace → cache → stats → one results row.
+// experiments/run/cell_runner.h — runs one experiment cell: trace → cache → stats → one results
+// row.
+//
+// run_cell() plans the cell against its trace's summary (experiments/run/measure.h), hands it
+// to the runner its timing mode and device select (experiments/run/runners.h), which builds the
+// device and measures, and builds the row (experiments/run/row.h).
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "experiments/experiment.h"
+#include "experiments/config/cell_config.h"
+#include "sim/columns.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
 
-/// One column of a results row. `numeric` columns are written unquoted in JSON Lines; an empty
-/// numeric text means "no value" (null), e.g. a hit ratio with no get requests.
-struct Column {
-  std::string name;
-  std::string text;
-  bool numeric = false;
-};
-
-/// A results row: the same columns, in the same order, for every cell of every experiment.
-using ResultRow = std::vector<Column>;
-
 /// Runs `cell` on its trace, whose one-pass summary is `summary`, and returns its row:
 /// identity (experiment, cell), every parameter under its dotted key, resolved values
 /// (cache_capacity_bytes, warmup_requests), provenance (flashpq_version, trace_hash, seed and
-/// the trace's totals) and every metric with its unit in the name (DESIGN.md "Results").
-/// The row is a pure function of the cell and the trace bytes, except `wall_seconds`.
-/// Throws on failure (the sweep records the message in the row's `error` column).
+/// the trace's totals) and every metric with its unit in the name (docs/DESIGN.md "Results").
+/// The row is a pure function of the cell and the trace bytes, except `wall_seconds` (and the
+/// timing of a real device). Throws on failure (the sweep records the message in the row's
+/// `error` column).
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary);
-
-/// How many objects a cache of `capacity_bytes` is expected to hold on a trace: the capacity in
-/// unit-size mode, else the capacity over the trace's mean object size (working set ÷ unique
-/// objects, floored, at least 1 byte); at least 1. It sizes the index reserve and TinyLFU's
-/// sketch (an object count, never bytes: engine/admission.h); run_cell and `flashpq bench` both
-/// use it, so they build the same sketch.
-uint64_t expected_cached_objects(uint64_t capacity_bytes, bool unit_size,
-                                 const TraceSummary& summary);
-
-/// The row of a cell that failed: the same columns, metrics empty, `error` set.
-ResultRow failed_row(const CellConfig& cell, const std::string& error);
 
 }  // namespace flashpq

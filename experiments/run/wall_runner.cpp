@@ -6,34 +6,10 @@
 
 namespace flashpq {
 
-BlockIo block_io_of(const BlockDevice& dev, const Request& r, uint64_t offset_unit_bytes,
-                    uint64_t index) {
-  BlockIo io{};
-  io.kind = r.op == Op::kGet   ? BlockIo::kRead
-            : r.op == Op::kSet ? BlockIo::kWrite
-                               : BlockIo::kDiscard;
-  io.len = r.size_bytes;
-  if (__builtin_mul_overflow(r.key, offset_unit_bytes, &io.offset)) {
-    throw std::invalid_argument(
-        fmt::format("request {} ({} key {} size {}): offset key × {} overflows 64 bits", index,
-                    op_name(r.op), r.key, r.size_bytes, offset_unit_bytes));
-  }
-  try {
-    dev.check_extent(io.offset, io.len,
-                     io.kind == BlockIo::kRead    ? "read"
-                     : io.kind == BlockIo::kWrite ? "write"
-                                                  : "trim");
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("request {} ({} key {} size {}): {}", index,
-                                            op_name(r.op), r.key, r.size_bytes, e.what()));
-  }
-  return io;
-}
-
 void validate_requests(const BlockDevice& dev, std::span<const Request> requests,
                        uint64_t offset_unit_bytes) {
   for (size_t i = 0; i < requests.size(); ++i) {
-    block_io_of(dev, requests[i], offset_unit_bytes, i);
+    direct_io_of(dev, requests[i], offset_unit_bytes, i);
   }
 }
 

@@ -2,7 +2,7 @@
 // every request is one block I/O (get → read, set → write, delete → discard) at byte offset
 // key × offset_unit_bytes, length size_bytes, kept in flight through io_uring.
 //
-// Source: DESIGN.md "Time" (real mode) and "direct" framework; issue 5 items 2 and 8.
+// Source: docs/DESIGN.md "Time" (real mode) and the direct framework (engine/direct.h).
 //   * closed_loop: `clients` clients, each issuing its next request when its previous one
 //     completed (+ think_time_ns); at most min(clients, queue_depth) in flight — fio's iodepth
 //     with iodepth_batch_complete_min = 1.
@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "devices/block/block_device.h"
+#include "engine/direct.h"
 #include "engine/request.h"
 #include "experiments/run/request_source.h"
 #include "sim/latency_histogram.h"
@@ -72,19 +73,7 @@ struct WallResult {
   bool stopped_by_time = false;
 };
 
-/// The block I/O a request maps to.
-struct BlockIo {
-  enum Kind : uint8_t { kRead, kWrite, kDiscard } kind;
-  uint64_t offset;
-  uint64_t len;
-};
-
-/// Maps and checks one request. Throws std::invalid_argument naming the request index, its key
-/// and size, when its extent is misaligned, empty, overflows or passes the capacity.
-BlockIo block_io_of(const BlockDevice& dev, const Request& r, uint64_t offset_unit_bytes,
-                    uint64_t index);
-
-/// Checks every request (block_io_of) before anything runs.
+/// Checks every request (direct_io_of, engine/direct.h) before anything runs.
 void validate_requests(const BlockDevice& dev, std::span<const Request> requests,
                        uint64_t offset_unit_bytes);
 
@@ -207,12 +196,12 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
 
   bool have = false, exhausted = false, counted_wait = false;
   Request req;
-  BlockIo io{};
+  DirectIo io{};
   uint64_t arrival = 0, index = 0;
   uint32_t cur = UINT32_MAX;  // the request whose pieces are being issued
 
-  auto overlaps = [&](const BlockIo& x) {
-    const bool exclusive = x.kind != BlockIo::kRead;
+  auto overlaps = [&](const DirectIo& x) {
+    const bool exclusive = x.kind != DirectIo::kRead;
     if (!exclusive && active_writes == 0) return false;
     const uint64_t end = x.offset + x.len;
     for (const uint32_t e : active) {
@@ -221,11 +210,11 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
     }
     return false;
   };
-  auto record = [&](uint64_t arrival_ns, uint64_t submit_ns, uint64_t done_ns, BlockIo::Kind k,
+  auto record = [&](uint64_t arrival_ns, uint64_t submit_ns, uint64_t done_ns, DirectIo::Kind k,
                     uint64_t bytes) {
-    m.record(k == BlockIo::kRead    ? OpClass::kRead
-             : k == BlockIo::kWrite ? OpClass::kWrite
-                                    : OpClass::kOther,
+    m.record(k == DirectIo::kRead    ? OpClass::kRead
+             : k == DirectIo::kWrite ? OpClass::kWrite
+                                     : OpClass::kOther,
              done_ns - arrival_ns, bytes);
     out.clat.record(done_ns - submit_ns);
     first_measured_arrival = std::min(first_measured_arrival, arrival_ns);
@@ -270,7 +259,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
             exhausted = true;
             break;
           }
-          io = block_io_of(dev, req, options.offset_unit_bytes, index);
+          io = direct_io_of(dev, req, options.offset_unit_bytes, index);
           if (!closed) arrival = t0 + open.next(req);
           have = true;
           counted_wait = false;
@@ -292,7 +281,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
         ++index;
         have = false;
         out.requests_issued++;
-        if (io.kind == BlockIo::kDiscard) {
+        if (io.kind == DirectIo::kTrim) {
           dev.discard(io.offset, io.len);
           dev.count_request_trim(io.len);
           const uint64_t done = monotonic_ns();
@@ -301,7 +290,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
           now = done;
           continue;
         }
-        if (io.kind == BlockIo::kWrite)
+        if (io.kind == DirectIo::kWrite)
           dev.count_request_write(io.len);
         else
           dev.count_request_read(io.len);
@@ -314,10 +303,10 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
                             io.offset,
                             0,
                             static_cast<uint32_t>(active.size()),
-                            io.kind == BlockIo::kWrite,
+                            io.kind == DirectIo::kWrite,
                             measured};
         active.push_back(e);
-        active_writes += io.kind == BlockIo::kWrite;
+        active_writes += io.kind == DirectIo::kWrite;
         cur = e;
       }
 
@@ -344,7 +333,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
         Inflight& f = table[e];
         if (--f.pieces > 0 || f.next < f.end) return;
         if (f.measured) {
-          record(f.arrival_ns, f.submit_ns, done, f.write ? BlockIo::kWrite : BlockIo::kRead,
+          record(f.arrival_ns, f.submit_ns, done, f.write ? DirectIo::kWrite : DirectIo::kRead,
                  f.end - f.offset);
         }
         if (closed) ready.push_back(done + timing.think_time_ns);

@@ -641,7 +641,7 @@ TEST_CASE("trimming whole superblocks before rewriting them: WA = 1", "[simflash
 TEST_CASE("SimFlashDevice maps byte extents onto pages", "[simflash][devices]") {
   DeviceConfig dc;
   dc.name = "simflash";
-  dc.simflash = simflash_profile("tiny");
+  dc.params.set("device.profile", "tiny");
   auto dev = make_device(dc);
   CHECK(dev->capacity_bytes() == 3072ull * 4096);
   CHECK(dev->logical_block_bytes() == 4096);
@@ -666,8 +666,38 @@ TEST_CASE("SimFlashDevice maps byte extents onto pages", "[simflash][devices]") 
   CHECK_THROWS_WITH(dev->write(3072ull * 4096, 4096), Contains("past the capacity"));
   CHECK(c.host_pages_written == 9);
 
-  dc.simflash.utilization = 2.0;
+  dc.params.set("device.utilization", 2.0);
   CHECK_THROWS_WITH(make_device(dc), Contains("utilization") && Contains("2"));
+}
+
+TEST_CASE("simflash's keys: the profile, then each key that is set; the row shows them resolved",
+          "[simflash][devices]") {
+  Params p;
+  p.set("device.profile", "femu");
+  p.set("device.channels", 2);
+  p.set("device.over_provisioning", 0.25);
+  const SimFlashConfig c = simflash_config(p, 7);
+  const SimFlashConfig femu = simflash_profile("femu");
+  CHECK(c.channels == 2);                                  // set
+  CHECK(c.dies_per_channel == femu.dies_per_channel);      // the profile's
+  CHECK(c.effective_utilization() == 1.0 / (1.0 + 0.25));  // over_provisioning instead
+  CHECK(c.seed == 7);                                      // the cell's seed
+  Params shown;
+  show_simflash_config(c, shown);
+  CHECK(shown.text("device.channels") == "2");
+  CHECK(shown.text("device.dies_per_channel") == std::to_string(femu.dies_per_channel));
+  CHECK(shown.text("device.utilization") == "0.8");
+  CHECK(shown.text("device.over_provisioning") == "0.25");
+  CHECK(shown.text("device.gc_policy") == "greedy");
+  CHECK(shown.text("device.tR_us") == "40");
+  p.set("device.utilization", 0.9);
+  CHECK_THROWS_WITH(simflash_config(p, 1), Contains("not both"));
+  // Every simflash key but the profile is filled in by it: help says where from.
+  for (const KeySpec& k : simflash_spec().keys) {
+    if (k.name == "device.profile") continue;
+    CHECK(k.filled_by == "device.profile");
+    CHECK(k.strict);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

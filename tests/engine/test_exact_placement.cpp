@@ -49,8 +49,8 @@ enum : uint64_t { A = 1, B, C, D, E, F, G, H };
 
 FrameworkConfig naive(uint32_t alignment = 4096) {
   FrameworkConfig f;
-  f.placement = "naive";
-  f.placement_alignment_bytes = alignment;
+  f.params.set(kPlacementKey.name, "naive");
+  f.params.set(kPlacementAlignmentKey.name, alignment);
   return f;
 }
 
@@ -304,14 +304,13 @@ TEST_CASE("naive placement: a bounded device smaller than the span evicts more (
 
 TEST_CASE("naive placement: configuration errors", "[frameworks]") {
   const FrameworkConfig framework = naive(512);
-  DeviceConfig dc;
-  dc.logical_block_bytes = 4096;
-  NullDevice device(dc);
+  NullDevice device(0, 4096);
   CHECK_THROWS_AS((Cache<LruPolicy, ExactRelativeQueue>(cache_config(1000), framework,
                                                         LruPolicy(policy_config("lru")), device)),
                   std::invalid_argument);
   FrameworkConfig bad = naive(3);
-  CHECK_THROWS_AS(bad.validate(), std::invalid_argument);
+  CHECK_THROWS_WITH(check_framework(bad),
+                    Catch::Contains("placement_alignment") && Catch::Contains("power of two"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,8 +332,8 @@ LockstepResult lockstep(P policy, const CacheConfig& config, uint32_t alignment,
                         const std::vector<Request>& requests, size_t full_every = 1) {
   using Q = ExactQueueFor<P>;
   std::vector<uint64_t> evicted;
-  NullDevice naive_device{DeviceConfig{}};
-  NullDevice none_device{DeviceConfig{}};
+  NullDevice naive_device;
+  NullDevice none_device;
   const FrameworkConfig naive_fw = naive(alignment);
   const FrameworkConfig none_fw;
   Cache<Spy<P>, Q> placed(config, naive_fw, Spy<P>(policy, &evicted), naive_device);
@@ -424,10 +423,7 @@ const std::vector<Request>& load_trace(const std::string& path) {
   static std::map<std::string, std::vector<Request>> cache;
   auto [it, fresh] = cache.try_emplace(path);
   if (fresh) {
-    TraceConfig config;
-    config.path = path;
-    config.format = "oracleGeneral";
-    auto reader = open_trace(config);
+    auto reader = open_trace(trace_file(path));
     std::vector<Request> batch(4096);
     while (const size_t n = reader->read(batch)) {
       it->second.insert(it->second.end(), batch.begin(),

@@ -60,7 +60,7 @@ class CheckingDevice final : public Device {
 PolicyConfig policy(const std::string& name, uint32_t segments = 3) {
   PolicyConfig p;
   p.name = name;
-  p.segments = segments;
+  p.params.set(kSegmentsKey.name, segments);
   return p;
 }
 
@@ -106,7 +106,7 @@ Run replay(const std::vector<Request>& reqs, const PolicyConfig& pc, const Frame
 
 Run replay(const std::vector<Request>& reqs, const PolicyConfig& pc, const FrameworkConfig& fc,
            uint64_t capacity) {
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   return replay(reqs, pc, fc, capacity, device);
 }
 
@@ -187,7 +187,7 @@ std::vector<double> probed_run(const PolicyConfig& pc, uint32_t k, uint64_t seed
   CacheConfig cc;
   cc.capacity_bytes = 6000;
   const FrameworkConfig fc = ripq_config(200, k, 3);
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   Cache<ProbedPolicy<P, kSkip>, RipqQueue<PriorityKind::kRelative>> cache(
       cc, fc, ProbedPolicy<P, kSkip>(pc, skipped), device);
   std::mt19937_64 rng(seed);
@@ -321,7 +321,7 @@ TEST_CASE("RIPQ-LRU with 4α extra space holds every object exact LRU holds (§4
   exact_cc.capacity_bytes = capacity;
   ripq_cc.capacity_bytes = ripq_capacity;
   FrameworkConfig exact_fc, ripq_fc = ripq_config(block, k);
-  NullDevice d1{DeviceConfig{}}, d2{DeviceConfig{}};
+  NullDevice d1, d2;
   std::vector<uint64_t> ripq_evicted, exact_evicted;
   using RecordingLru = testing::EvictionRecording<LruPolicy>;
   Cache<RecordingLru, ExactRelativeQueue> exact(
@@ -371,7 +371,7 @@ TEST_CASE("materialize_threshold trades fidelity for write amplification (§4.4)
   double last_wa = 1e9, first_wa = 0;
   for (double threshold : {0.0, 0.3, 0.6, 0.9}) {
     FrameworkConfig fc = ripq_config(capacity / 256, 8);
-    fc.materialize_threshold = threshold;
+    fc.params.set(kMaterializeThresholdKey.name, threshold);
     const Run r = replay(reqs, policy("slru", 3), fc, capacity);
     const double wa = static_cast<double>(r.counters.placed_bytes) / r.miss_bytes;
     INFO("threshold " << threshold << " WA " << wa);
@@ -441,7 +441,7 @@ struct LevelProbe {
 class LevelCheckedSlru : public SlruPolicy {
  public:
   LevelCheckedSlru(const PolicyConfig& c, uint64_t* from_lowest)
-      : SlruPolicy(c), segments_(c.segments), from_lowest_(from_lowest) {}
+      : SlruPolicy(c), segments_(c.params.get<uint32_t>(kSegmentsKey)), from_lowest_(from_lowest) {}
   template <class Q>
   void on_insert(Q& q, ObjectTable& t, Handle h) {
     LevelProbe probe{q, levels_, segments_, from_lowest_};
@@ -469,7 +469,7 @@ TEST_CASE("RIPQ-SLRU promotes one segment per hit, as Table 2 says", "[framework
   for (uint32_t segments : {3u, 4u, 7u}) {
     INFO("SLRU-" << segments);
     uint64_t from_lowest = 0;
-    NullDevice device{DeviceConfig{}};
+    NullDevice device;
     const uint64_t capacity = working_set(reqs) / 10;
     Cache<LevelCheckedSlru, RipqQueue<PriorityKind::kRelative>> cache(
         testing::cache_config(capacity), ripq_config(capacity / 256, 8),
@@ -482,7 +482,7 @@ TEST_CASE("RIPQ-SLRU promotes one segment per hit, as Table 2 says", "[framework
 TEST_CASE("RIPQ rejects a capacity too small for its reserved blocks", "[ripq]") {
   CacheConfig cc;
   cc.capacity_bytes = 10 * 4096;
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   FrameworkConfig fc = ripq_config(4096, 8, 10);
   REQUIRE_THROWS_WITH((Cache<LruPolicy, RipqQueue<PriorityKind::kRelative>>(
                           cc, fc, LruPolicy(policy("lru")), device)),
@@ -501,7 +501,7 @@ TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RA
     INFO("read_hits " << read_hits);
     testing::RecordingDevice device(0, 512);
     FrameworkConfig f = ripq_config(256 << 10, 8);
-    f.read_hits = read_hits;
+    f.params.set(kReadHitsKey.name, read_hits);
     Cache<SlruPolicy, RipqQueue<PriorityKind::kRelative>> cache(
         testing::cache_config(working_set(reqs) / 10), f, SlruPolicy(policy("slru", 3)), device);
     // A hit is served from where the object's data is: its sealed block, or a RAM buffer.
@@ -538,7 +538,7 @@ TEST_CASE("index map: at most 32 B per cached object; with the queue structure, 
       const size_t index_per_entry = ripq ? 28 : (gdsf ? 24 : 16);
       FrameworkConfig fc = ripq_config(capacity / 256, 8);
       fc.name = framework;
-      NullDevice device{DeviceConfig{}};
+      NullDevice device;
       with_policy(policy(name), [&](auto p) {
         with_framework(
             fc, testing::cache_config(capacity, true), std::move(p), device, [&](auto& cache) {
@@ -606,8 +606,9 @@ TEST_CASE("RIPQ: hand-computed I/O log with LRU, K = 4 (unit sizes, B = 2 object
   using Io = RecordingDevice::Io;
   RecordingDevice device;
   FrameworkConfig f = ripq_config(2, 4, 1);
-  REQUIRE(f.read_hits);                   // the default: a hit on sealed data reads it
-  REQUIRE(f.materialize_threshold == 0);  // the default: every increased object materializes
+  REQUIRE(f.params.get<bool>(kReadHitsKey));  // the default: a hit on sealed data reads it
+  REQUIRE(f.params.get<double>(kMaterializeThresholdKey) ==
+          0);  // the default: every increased object materializes
   Cache<LruPolicy, RipqQueue<PriorityKind::kRelative>> cache(
       testing::cache_config(6, /*unit_size=*/true), f, LruPolicy(policy("lru")), device);
   const auto& q = cache.queue();

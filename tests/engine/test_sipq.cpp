@@ -90,36 +90,33 @@ uint64_t working_set(const std::vector<Request>& requests, bool unit_size) {
 // Construction.
 
 TEST_CASE("sipq: the log needs at least two blocks", "[frameworks]") {
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   const FrameworkConfig f = sipq_config(4096, 0.5);
   using Q = Cache<LruPolicy, SipqQueueFor<LruPolicy>>;
   CHECK_THROWS_WITH(Q(cache_config(8191), f, LruPolicy(policy_config("lru")), device),
                     Catch::Contains("capacity 8191 B") && Catch::Contains("block size 4096 B") &&
                         Catch::Contains("at least 2 blocks"));
   CHECK_NOTHROW(Q(cache_config(8192), f, LruPolicy(policy_config("lru")), device));
-  DeviceConfig small;
-  small.capacity_bytes = 4096;
-  NullDevice bounded(small);
+  NullDevice bounded(4096);
   CHECK_THROWS_AS(Q(cache_config(8192), f, LruPolicy(policy_config("lru")), bounded),
                   std::invalid_argument);
   // Registered, and selected by name.
   const auto& names = framework_names();
   CHECK(std::find(names.begin(), names.end(), "sipq") != names.end());
-  CHECK_NOTHROW(f.validate());
-  const bool built =
-      with_framework(f, cache_config(8192), LruPolicy(policy_config("lru")), [](auto& cache) {
-        using Q = std::decay_t<decltype(cache.queue())>;
-        if constexpr (std::is_same_v<Q, SipqQueueFor<LruPolicy>>) {
-          return cache.queue().slots() == 2;
-        }
-        return false;
-      });
+  CHECK_NOTHROW(check_framework(f));
+  bool built = false;
+  with_framework(f, cache_config(8192), LruPolicy(policy_config("lru")), [&](auto& cache) {
+    using Q = std::decay_t<decltype(cache.queue())>;
+    if constexpr (std::is_same_v<Q, SipqQueueFor<LruPolicy>>) {
+      built = cache.queue().slots() == 2;
+    }
+  });
   CHECK(built);
 }
 
 TEST_CASE("sipq: objects larger than a block are not admitted; a block's worth is",
           "[frameworks]") {
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   const FrameworkConfig f = sipq_config(4096, 0.5);
   Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(3 * 4096 + 100), f,
                                                   LruPolicy(policy_config("lru")), device);
@@ -253,7 +250,7 @@ TEST_CASE("sipq: GDSF priorities outside the VC are its drop level, which the cl
 /// Replays `requests` on SIPQ-FIFO θ = 0 and on exact FIFO in lockstep; returns the hit count.
 uint64_t fifo_lockstep(const std::vector<Request>& requests, const CacheConfig& sipq_cache,
                        uint64_t block, const CacheConfig& fifo_config) {
-  NullDevice d1{DeviceConfig{}}, d2{DeviceConfig{}};
+  NullDevice d1, d2;
   const FrameworkConfig f = sipq_config(block, 0.0);
   const FrameworkConfig exact;
   Cache<FifoPolicy, SipqQueueFor<FifoPolicy>> s(sipq_cache, f, FifoPolicy(policy_config("fifo")),
@@ -317,7 +314,7 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
     // bytes of the sealed blocks — host bytes = miss bytes − the buffer's, at any B.
     const auto& trace = load_trace(kAdaptsize);
     for (uint64_t block : {1u, 7u, 64u, 256u}) {
-      NullDevice device{DeviceConfig{}};
+      NullDevice device;
       Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(3000, true),
                                                       sipq_config(block, 0.0),
                                                       LruPolicy(policy_config("lru")), device);
@@ -332,9 +329,9 @@ TEST_CASE("sipq: θ = 0 has implementation WA 1 at any block size (adaptsize)", 
   for (uint64_t block :
        {uint64_t{64} << 10, uint64_t{256} << 10, uint64_t{1} << 20, uint64_t{4} << 20}) {
     for (uint64_t capacity : {kAdaptsizeWss / 20, kAdaptsizeWss / 5}) {
-      NullDevice device{DeviceConfig{}};
+      NullDevice device;
       FrameworkConfig f = sipq_config(block, 0.0);
-      f.read_hits = false;  // so every read would be a reinsertion's
+      f.params.set(kReadHitsKey.name, false);  // so every read would be a reinsertion's
       Cache<LruPolicy, SipqQueueFor<LruPolicy>> cache(cache_config(capacity), f,
                                                       LruPolicy(policy_config("lru")), device);
       for (const Request& r : trace) cache.access(r);
@@ -373,7 +370,7 @@ struct Outcome {
 template <class P, class Q>
 Outcome run(const std::vector<Request>& trace, const CacheConfig& config,
             const FrameworkConfig& framework, const P& policy) {
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   Cache<P, Q> cache(config, framework, policy, device);
   uint64_t hits = 0;
   for (const Request& r : trace) hits += cache.access(r);
@@ -446,7 +443,7 @@ TEST_CASE("sipq: GDSF runs on the absolute VC (adaptsize, bytes)", "[frameworks]
   const auto& trace = load_trace(kAdaptsize);
   for (double theta : {0.0, 0.5, 0.9}) {
     INFO("θ " << theta);
-    NullDevice device{DeviceConfig{}};
+    NullDevice device;
     const FrameworkConfig f = sipq_config(1 << 20, theta);
     Cache<GdsfPolicy, SipqQueueFor<GdsfPolicy>> cache(cache_config(kAdaptsizeWss / 10), f,
                                                       GdsfPolicy(policy_config("gdsf", 3)), device);
@@ -494,7 +491,7 @@ void check_invariants_every_request(const P& policy, const CacheConfig& config,
                                     const FrameworkConfig& framework,
                                     const std::vector<Request>& requests,
                                     uint64_t* stall_drops = nullptr) {
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   Cache<P, SipqQueueFor<P>> cache(config, framework, policy, device);
   for (size_t i = 0; i < requests.size(); ++i) {
     cache.access(requests[i]);
@@ -522,7 +519,7 @@ TEST_CASE("sipq: index map is the entry's key, size and chain plus an 8-byte loc
   const uint64_t capacity = keys.size() / 10;  // unit sizes: objects
   for (const char* name : {"fifo", "lru", "slru", "gdsf"}) {
     INFO(name);
-    NullDevice device{DeviceConfig{}};
+    NullDevice device;
     with_policy(policy_config(name, 3), [&](auto p) {
       using P = decltype(p);
       Cache<P, SipqQueueFor<P>> cache(cache_config(capacity, true),
@@ -602,17 +599,18 @@ TEST_CASE("sipq: at θ = 1 with large objects the stall guard ends every inserti
 
 template <class Fn>
 void for_each_framework(uint64_t block, Fn&& fn) {
-  for (const std::string& name : queue_framework_names()) {
+  for (const std::string& name : framework_names()) {
+    if (!framework_builds_cache(name)) continue;
     FrameworkConfig f;
     f.name = name;
-    f.block_size_bytes = block;
+    f.params.set(kBlockSizeKey.name, block);
     if (name == "exact") {
       fn(f);
-      f.placement = "naive";
+      f.params.set(kPlacementKey.name, "naive");
       fn(f);
     } else if (name == "sipq") {
       for (double theta : {0.0, 0.5, 0.9, 1.0}) {
-        f.occupancy = theta;
+        f.params.set(kOccupancyKey.name, theta);
         fn(f);
       }
     } else {
@@ -627,8 +625,8 @@ void check_all_balances(const std::vector<Request>& requests, const CacheConfig&
                                               policy_config("slru", 3), policy_config("gdsf", 3)};
   for_each_framework(block, [&](const FrameworkConfig& f) {
     for (const PolicyConfig& pc : policies) {
-      INFO("framework " << f.name << " placement " << f.placement << " θ " << f.occupancy
-                        << " policy " << pc.name);
+      INFO("framework " << f.name << " placement " << f.params.text(kPlacementKey.name) << " θ "
+                        << f.params.get<double>(kOccupancyKey) << " policy " << pc.name);
       with_policy(pc, [&](auto p) {
         with_framework(f, config, std::move(p), [&](auto& cache) {
           uint64_t hits = 0;
@@ -673,7 +671,7 @@ void check_sipq_hit_reads(bool read_hits) {
   const uint64_t block = 256 << 10;
   RecordingDevice device(0, 512);
   FrameworkConfig f = sipq_config(block, 0.5);
-  f.read_hits = read_hits;
+  f.params.set(kReadHitsKey.name, read_hits);
   Cache<SlruPolicy, SipqQueueFor<SlruPolicy>> cache(cache_config(kAdaptsizeWss / 10), f,
                                                     SlruPolicy(policy_config("slru", 3)), device);
   // Where the copy is: the write buffer's slot (RAM) or a sealed slot of the log.

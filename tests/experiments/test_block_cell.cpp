@@ -10,12 +10,16 @@
 #include <fstream>
 #include <string>
 
+#include "devices/block/block_config.h"
 #include "devices/block/safety.h"
+#include "devices/simflash/simflash_config.h"
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
+#include "experiments/run/row.h"
 #include "experiments/sweep.h"
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
+#include "traces/device_io.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
@@ -70,20 +74,21 @@ TEST_CASE("block keys: resolved in the row; errors before anything runs", "[bloc
                     dev + ", capacity: 8MiB, queue_depth: 16}\n");
   const Experiment ex = load_experiment(file, {});
   const CellConfig& c = ex.cells[0];
-  CHECK(c.device.block.path == dev);
-  CHECK(c.device.block.capacity_bytes == 8 << 20);
-  CHECK(c.device.block.queue_depth == 16);
+  CHECK(block_config_of(c.device).path == dev);
+  CHECK(block_config_of(c.device).capacity_bytes == 8 << 20);
+  CHECK(block_config_of(c.device).queue_depth == 16);
   CHECK(param(c, "device.engine") == "io_uring");
   CHECK(param(c, "device.verify") == "false");
   CHECK(param(c, "device.max_io_size") == "1048576");
   CHECK(param(c, "device.capacity") == "8388608");
   CHECK(param(c, "device.profile").empty());
-  CHECK(c.trace.device_io.span_bytes == 8 << 20);
+  CHECK(DeviceIoConfig::from(c.trace).span_bytes == 8 << 20);
   CHECK(!std::filesystem::exists(dev));  // loading writes nothing
 
   CHECK_THAT(config_error(file, {{"device.name", "null"}}),
-             Contains("device.path") && Contains("device block only"));
-  CHECK_THAT(config_error(file, {{"device.profile", "tiny"}}), Contains("device simflash only"));
+             Contains("device.path") && Contains("device.name block only"));
+  CHECK_THAT(config_error(file, {{"device.profile", "tiny"}}),
+             Contains("device.name simflash only"));
   CHECK_THAT(config_error(file, {{"device.engine", "libaio"}}), Contains("io_uring, psync"));
   CHECK_THAT(config_error(file, {{"device.queue_depth", "0"}}), Contains("device.queue_depth"));
   CHECK_THAT(config_error(file, {{"device.max_io_size", "3000"}}), Contains("3000"));
@@ -116,10 +121,10 @@ TEST_CASE(
                               "device: {name: block, path: " +
                               dev + "}\n");
   CHECK_THAT(config_error(file),
-             Contains("trace.io_size") && Contains("not a multiple of the logical block size"));
+             Contains("trace.io_size") && Contains("multiple of the device's logical block size"));
   // The whole file is the capacity when none is set.
   const Experiment ok = load_experiment(file, {{"trace.io_size", std::to_string(lbs * 2)}});
-  CHECK(ok.cells[0].device.capacity_bytes == 4 << 20);
+  CHECK(ok.cells[0].device_bounds.capacity_bytes == 4 << 20);
 }
 
 TEST_CASE(
@@ -271,7 +276,8 @@ TEST_CASE(
       const CellConfig& real = ex.cells[i + 1];
       CHECK(sim.device.name == "simflash");
       CHECK(real.device.name == "block");
-      CHECK(real.device.block.capacity_bytes == sim.device.simflash.exported_bytes());
+      CHECK(block_config_of(real.device).capacity_bytes ==
+            simflash_config(sim.device.params, sim.device.seed).exported_bytes());
       REQUIRE(sim.parameters.size() == real.parameters.size());
       for (size_t k = 0; k < sim.parameters.size(); ++k) {
         const std::string& key = sim.parameters[k].first;

@@ -416,13 +416,23 @@ TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]")
     }
     return {};
   };
-  for (const auto& s : experiment_schema()) {
-    INFO(s.key);
-    const std::string l = line_of(s.key);
+  for (const auto& k : experiment_schema()) {
+    const KeySpec& s = k.spec;
+    INFO(s.name);
+    const std::string l = line_of(s.name);
     REQUIRE_FALSE(l.empty());
-    CHECK_THAT(l, Contains(s.default_value.empty() ? "(required)" : s.default_value));
+    // The default, or where the value comes from when none is written.
+    CHECK_THAT(l, Contains(!s.default_value.empty() ? s.default_value
+                           : !s.filled_by.empty()   ? "(from " + s.filled_by + ")"
+                                                    : "(required)"));
     if (!s.unit.empty()) CHECK_THAT(l, Contains("[" + s.unit + "]"));
   }
+  // The profile fills in simflash's keys, the device its capacity; a trace file is required.
+  CHECK_THAT(line_of("device.channels"),
+             Contains("(from device.profile)") && Contains("simflash:"));
+  CHECK_THAT(line_of("device.capacity"), Contains("(from the device or file)"));
+  CHECK_THAT(line_of("trace.path"), Contains("(required)"));
+  CHECK_THAT(line_of("framework.block_size"), Contains("ripq, sipq:"));
   CHECK_THAT(line_of("cache.capacity"), Contains("0.1") && Contains("bytes or fraction"));
   CHECK_THAT(line_of("policy.segments"), Contains(" 3 ") && Contains("1..64"));
   CHECK_THAT(line_of("trace.format"), Contains("oracleGeneral") && Contains("csv"));

@@ -12,6 +12,7 @@
 #include "experiments/run/cell_runner.h"
 #include "fmt/format.h"
 #include "tests/test_util.h"
+#include "traces/device_io.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
@@ -60,24 +61,26 @@ TEST_CASE("direct: the profile's values fill the keys not set; set keys override
   REQUIRE(ex.cells.size() == 1);
   const CellConfig& c = ex.cells[0];
   const SimFlashConfig tiny = simflash_profile("tiny");
-  CHECK(c.device.simflash.channels == 1);
-  CHECK(c.device.simflash.blocks_per_plane == 256);
-  CHECK(c.device.simflash.utilization == 0.9);
-  CHECK(c.device.simflash.tPROG_us == tiny.tPROG_us);  // not set: the profile's
-  CHECK(c.device.simflash.gc_stream == tiny.gc_stream);
+  CHECK(simflash_config(c.device.params, c.device.seed).channels == 1);
+  CHECK(simflash_config(c.device.params, c.device.seed).blocks_per_plane == 256);
+  CHECK(simflash_config(c.device.params, c.device.seed).utilization == 0.9);
+  CHECK(simflash_config(c.device.params, c.device.seed).tPROG_us ==
+        tiny.tPROG_us);  // not set: the profile's
+  CHECK(simflash_config(c.device.params, c.device.seed).gc_stream == tiny.gc_stream);
   CHECK(param(c, "device.channels") == "1");
   CHECK(param(c, "device.tPROG_us") == fmt::format("{}", tiny.tPROG_us));
   CHECK(param(c, "device.gc_stream") == gc_stream_name(tiny.gc_stream));
   CHECK(param(c, "device.page_size") == "4096");
   CHECK(param(c, "device.over_provisioning").empty());
   // The generator spans the exported space: floor(0.9 × 256 × 64) pages.
-  CHECK(c.trace.device_io.span_bytes == uint64_t{14745} * 4096);
-  CHECK(c.trace.device_io.fill_requests() == 14745);
+  CHECK(DeviceIoConfig::from(c.trace).span_bytes == uint64_t{14745} * 4096);
+  CHECK(DeviceIoConfig::from(c.trace).fill_requests() == 14745);
   // --set overrides a key the profile would fill; over_provisioning replaces utilization.
   const Experiment ex2 =
       load_experiment(dir.file("d.yaml"), {{"device.tPROG_us", "100"}, {"device.profile", "femu"}});
-  CHECK(ex2.cells[0].device.simflash.tPROG_us == 100.0);
-  CHECK(ex2.cells[0].device.simflash.tR_us == simflash_profile("femu").tR_us);
+  CHECK(simflash_config(ex2.cells[0].device.params, ex2.cells[0].device.seed).tPROG_us == 100.0);
+  CHECK(simflash_config(ex2.cells[0].device.params, ex2.cells[0].device.seed).tR_us ==
+        simflash_profile("femu").tR_us);
 }
 
 TEST_CASE("direct: device and generator keys that do not apply are errors", "[direct]") {
@@ -92,7 +95,7 @@ TEST_CASE("direct: device and generator keys that do not apply are errors", "[di
     return std::string("no error");
   };
   CHECK_THAT(error({{"device.name", "null"}}),
-             Contains("device.profile") && Contains("device simflash only"));
+             Contains("device.profile") && Contains("device.name simflash only"));
   CHECK_THAT(error({{"device.over_provisioning", "0.2"}}),
              Contains("either device.utilization or device.over_provisioning"));
   CHECK_THAT(error({{"device.profile", "ssd9000"}}), Contains("ssd9000") && Contains("model_a"));
@@ -102,6 +105,8 @@ TEST_CASE("direct: device and generator keys that do not apply are errors", "[di
   CHECK_THAT(error({{"trace.io_size", "1GiB"}}), Contains("larger than the device"));
   CHECK_THAT(error({{"device.page_size", "3000"}}), Contains("page_size") && Contains("3000"));
   CHECK_THAT(error({{"trace.format", "oracleGeneral"}}),
+             Contains("trace.path") && Contains("required"));
+  CHECK_THAT(error({{"trace.format", "oracleGeneral"}, {"trace.path", kBundled}}),
              Contains("applies to trace.format generator"));
   CHECK(error({}) == "no error");
 }
@@ -109,13 +114,13 @@ TEST_CASE("direct: device and generator keys that do not apply are errors", "[di
 // Second implementation: the same workload driven by hand onto a SimFlashDevice, with the
 // generator's documented sequence written out again here.
 FtlCounters by_hand(const CellConfig& c, uint64_t warm_requests) {
-  SimFlashDevice dev(c.device.simflash);
+  SimFlashDevice dev(c.device);
   const uint64_t slots = dev.capacity_bytes() / 4096;
   for (uint64_t s = 0; s < slots; ++s) dev.write(s * 4096, 4096);
   std::mt19937_64 rng(c.seed);
-  const bool random = c.trace.device_io.pattern == IoPattern::kUniformRandom;
+  const bool random = DeviceIoConfig::from(c.trace).pattern == IoPattern::kUniformRandom;
   FtlCounters warm;
-  for (uint64_t i = 0; i < c.trace.device_io.requests; ++i) {
+  for (uint64_t i = 0; i < DeviceIoConfig::from(c.trace).requests; ++i) {
     if (i == warm_requests) warm = dev.ftl().counters();
     const uint64_t slot =
         random ? static_cast<uint64_t>((static_cast<unsigned __int128>(rng()) * slots) >> 64)

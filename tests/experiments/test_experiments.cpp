@@ -24,7 +24,9 @@
 #include "experiments/experiment.h"
 #include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
+#include "experiments/run/row.h"
 #include "experiments/sweep.h"
+#include "policies/registry.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
@@ -97,7 +99,7 @@ double dbl(const RowMap& m, const std::string& k) {
 const TraceSummary& bundled_summary() {
   static const TraceSummary s = [] {
     TraceConfig t;
-    t.path = kTrace;
+    t.params.set("trace.path", kTrace);
     return summarize_trace(t);
   }();
   return s;
@@ -109,7 +111,7 @@ std::vector<RowMap> run_all(const TempDir& dir, const std::string& yaml,
   const Experiment ex = load_experiment(dir.write("run.yaml", yaml), overrides);
   std::vector<RowMap> rows;
   for (const CellConfig& c : ex.cells) {
-    REQUIRE(c.trace.path == kTrace);
+    REQUIRE(c.trace.path() == kTrace);
     rows.push_back(to_map(run_cell(c, bundled_summary())));
   }
   return rows;
@@ -138,7 +140,7 @@ TEST_CASE("a 2x3 matrix expands to 6 cells, the first key varying slowest", "[ex
     CHECK(param(c, "policy.name") == policies[i]);
     CHECK(c.policy.name == policies[i]);
     CHECK(param(c, "cache.capacity") == caps[i]);
-    CHECK(c.policy.segments == 4);  // Base value, not an axis.
+    CHECK(c.policy.params.get<uint32_t>(kSegmentsKey) == 4);  // Base value, not an axis.
     CHECK(param(c, "policy.segments") == "4");
   }
   CHECK(ex.cells[0].capacity.is_fraction);
@@ -156,7 +158,7 @@ TEST_CASE("parameters are every schema key in schema order", "[experiments]") {
   const auto& schema = experiment_schema();
   const auto& params = ex.cells[0].parameters;
   REQUIRE(params.size() == schema.size());
-  for (size_t i = 0; i < schema.size(); ++i) CHECK(params[i].first == schema[i].key);
+  for (size_t i = 0; i < schema.size(); ++i) CHECK(params[i].first == schema[i].spec.name);
 }
 
 TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
@@ -174,13 +176,14 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
       "trace.io_size",         "trace.requests", "trace.fill",
       "framework.offset_unit", "timing.arrival", "timing.clients",
       "timing.think_time_us",  "timing.rate",    "timing.time_scale"};
-  for (const auto& s : experiment_schema()) {
-    if (s.key == "trace.path") continue;
-    INFO(s.key);
-    if (not_applicable.count(s.key) || s.key.rfind("device.", 0) == 0 && s.key != "device.name") {
-      CHECK(param(c, s.key).empty());
+  for (const auto& k : experiment_schema()) {
+    const std::string& key = k.spec.name;
+    if (key == "trace.path") continue;
+    INFO(key);
+    if (not_applicable.count(key) || key.rfind("device.", 0) == 0 && key != "device.name") {
+      CHECK(param(c, key).empty());
     } else {
-      CHECK(param(c, s.key) == s.default_value);
+      CHECK(param(c, key) == k.spec.default_value);
     }
   }
   // The typed fields agree with the documented defaults.
@@ -192,7 +195,7 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
   CHECK_FALSE(c.cache.unit_size);
   CHECK(c.cache.on_size_change == SizeChange::kKeep);
   CHECK(c.policy.name == "lru");
-  CHECK(c.policy.segments == 3);
+  CHECK(c.policy.params.get<uint32_t>(kSegmentsKey) == 3);
   CHECK(c.framework.name == "exact");
   CHECK(c.device.name == "null");
 }
@@ -379,7 +382,8 @@ TEST_CASE("policy.segments outside 1..64 is an error", "[experiments]") {
   // The bounds themselves are fine.
   for (const char* ok : {"1", "64"}) {
     const std::string path = dir.write("ok.yaml", header() + "policy: {segments: " + ok + "}\n");
-    CHECK(load_experiment(path, {}).cells.at(0).policy.segments == std::stoul(ok));
+    CHECK(load_experiment(path, {}).cells.at(0).policy.params.get<uint32_t>(kSegmentsKey) ==
+          std::stoul(ok));
   }
 }
 
@@ -444,7 +448,7 @@ TEST_CASE("a missing trace file is an error naming the trace.path line", "[exper
   CHECK_THAT(msg, Contains(path + ":3:"));
   CHECK_THAT(msg, Contains("trace.path"));
   CHECK_THAT(msg, Contains("no_such_trace.oracleGeneral.zst"));
-  CHECK_THAT(msg, Contains("existing trace file"));
+  CHECK_THAT(msg, Contains("an existing file"));
 }
 
 TEST_CASE("a missing trace.path is an error saying it is required", "[experiments]") {
@@ -501,7 +505,7 @@ TEST_CASE("override: --set replaces a scalar", "[experiments]") {
   const Experiment ex = load_experiment(path, {{"policy.segments", "7"}, {"warmup", "0.5"}});
   REQUIRE(ex.cells.size() == 2);
   for (const CellConfig& c : ex.cells) {
-    CHECK(c.policy.segments == 7);
+    CHECK(c.policy.params.get<uint32_t>(kSegmentsKey) == 7);
     CHECK(param(c, "policy.segments") == "7");
     CHECK(c.warmup == 0.5);
   }

@@ -54,7 +54,7 @@ RefConfig ref_config(const CacheConfig& c) {
 // What a cache needs besides its own config: a framework config and a device (null here).
 struct ExactRig {
   FrameworkConfig framework;
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
 };
 
 // Cache<P, exact queue> on a null device, constructed like the cache with (config, policy).
@@ -75,10 +75,10 @@ void with_ref(const PolicyConfig& policy, const RefConfig& config, Fn&& fn) {
     RefLru r(config);
     fn(r);
   } else if (policy.name == "slru") {
-    RefSlru r(config, policy.segments);
+    RefSlru r(config, policy.params.get<uint32_t>(kSegmentsKey));
     fn(r);
   } else if (policy.name == "gdsf") {
-    RefGdsf r(config, policy.segments);
+    RefGdsf r(config, policy.params.get<uint32_t>(kSegmentsKey));
     fn(r);
   } else {
     FAIL("no reference model for policy " << policy.name);
@@ -208,8 +208,8 @@ void check_trace_agreement(const std::vector<Request>& trace,
   for (const PolicyConfig& policy : policies) {
     for (double fraction : kFractions) {
       const auto capacity = static_cast<uint64_t>(fraction * static_cast<double>(wss));
-      INFO("policy " << policy.name << " L=" << policy.segments << ", capacity " << capacity << " ("
-                     << fraction << " of " << wss << ")");
+      INFO("policy " << policy.name << " L=" << policy.params.get<uint32_t>(kSegmentsKey)
+                     << ", capacity " << capacity << " (" << fraction << " of " << wss << ")");
       with_engine_and_ref(policy, cache_config(capacity, unit_size, mode),
                           [&](auto& cache, auto& ref) {
                             const uint64_t hits = check_lockstep(cache, ref, trace);
@@ -272,7 +272,8 @@ TEST_CASE("policies agree with the reference models on random sequences", "[poli
           const uint64_t op = rng() % 20;
           requests.push_back(op < 16 ? get(key, size) : op < 18 ? set(key, size) : del(key));
         }
-        INFO("policy " << policy.name << " L=" << policy.segments << " unit_size=" << unit_size
+        INFO("policy " << policy.name << " L=" << policy.params.get<uint32_t>(kSegmentsKey)
+                       << " unit_size=" << unit_size
                        << " update=" << (mode == SizeChange::kUpdate));
         with_engine_and_ref(
             policy, cache_config(capacity, unit_size, mode),
@@ -533,7 +534,7 @@ TEST_CASE("an object larger than the capacity is never admitted, one of exactly 
   for (const PolicyConfig& policy :
        {policy_config("fifo"), policy_config("lru"), policy_config("slru", 2),
         policy_config("slru", 3), policy_config("gdsf", 1), policy_config("gdsf", 3)}) {
-    INFO("policy " << policy.name << " L=" << policy.segments);
+    INFO("policy " << policy.name << " L=" << policy.params.get<uint32_t>(kSegmentsKey));
     with_engine_and_ref(policy, cache_config(10), [&](auto& cache, auto& ref) {
       run_steps(cache, ref,
                 {
@@ -712,7 +713,7 @@ TEST_CASE("set replaces the object and resets its priority", "[policies]") {
 TEST_CASE("delete removes a cached object and ignores an absent one", "[policies]") {
   for (const PolicyConfig& policy : {policy_config("fifo"), policy_config("lru"),
                                      policy_config("slru", 2), policy_config("gdsf", 3)}) {
-    INFO("policy " << policy.name << " L=" << policy.segments);
+    INFO("policy " << policy.name << " L=" << policy.params.get<uint32_t>(kSegmentsKey));
     // Capacity 3 objects.
     with_engine_and_ref(policy, cache_config(3, /*unit_size=*/true), [&](auto& cache, auto& ref) {
       run_steps(cache, ref,

@@ -68,7 +68,7 @@ Request del(uint64_t key) {
 AdmissionConfig tinylfu(bool doorkeeper = false) {
   AdmissionConfig a;
   a.name = "tinylfu";
-  a.doorkeeper = doorkeeper;
+  a.params.set(kDoorkeeperKey.name, doorkeeper);
   return a;
 }
 
@@ -101,7 +101,7 @@ uint64_t working_set(const std::vector<Request>& requests, bool unit_size) {
 // What a cache needs besides its own config: a framework config and a device (null here).
 struct ExactRig {
   FrameworkConfig framework;
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
 };
 
 /// Cache<P, exact queue, A> on a null device, built from (config, policy, admission).
@@ -388,7 +388,8 @@ TEST_CASE("doorkeeper: a first occurrence only sets its bits, estimates add it, 
   // Sized for 3 × 1024 insertions at fpp 0.01: 3072 × 9.585 bits = 29,446 → 32,768 bits.
   CHECK(a.doorkeeper().bit_count() == 32768);
   CHECK(a.memory_bytes() == 1024 * 8 + 32768 / 8);
-  CHECK(TinyLfuAdmission::memory_bytes_for(tinylfu(true), 1024) == a.memory_bytes());
+  CHECK(TinyLfuAdmission::memory_bytes_for(TinyLfuConfig::from(tinylfu(true).params), 1024) ==
+        a.memory_bytes());
 
   const uint64_t A = 11, B = 12;
   a.record(A);
@@ -446,21 +447,23 @@ TEST_CASE("Doorkeeper sizing", "[admission]") {
 // ---------------------------------------------------------------------------------------------
 // The configuration and the dispatcher.
 
-TEST_CASE("AdmissionConfig validation and with_admission dispatch", "[admission]") {
+TEST_CASE("the admission keys and with_admission dispatch", "[admission]") {
   CHECK(admission_names() == std::vector<std::string>{"none", "tinylfu"});
   AdmissionConfig ok;
-  CHECK_NOTHROW(ok.validate());
+  CHECK_NOTHROW(check_admission(ok));
   CHECK(ok.name == "none");
-  CHECK(ok.sample_factor == 10);
-  CHECK(ok.counters_multiplier == 1.0);
-  CHECK_FALSE(ok.doorkeeper);
-  CHECK(ok.doorkeeper_insertions_multiplier == 3.0);
-  CHECK(ok.doorkeeper_fpp == 0.01);
-  CHECK_NOTHROW(tinylfu(true).validate());
+  // TinyLFU's defaults are Caffeine's (policies/tinylfu.h), read from its declared keys.
+  const TinyLfuConfig d = TinyLfuConfig::from(Params{});
+  CHECK(d.sample_factor == 10);
+  CHECK(d.counters_multiplier == 1.0);
+  CHECK_FALSE(d.doorkeeper);
+  CHECK(d.doorkeeper_insertions_multiplier == 3.0);
+  CHECK(d.doorkeeper_fpp == 0.01);
+  CHECK_NOTHROW(check_admission(tinylfu(true)));
 
   auto message = [](const AdmissionConfig& c) {
     try {
-      c.validate();
+      check_admission(c);
     } catch (const std::invalid_argument& e) {
       return std::string(e.what());
     }
@@ -471,21 +474,23 @@ TEST_CASE("AdmissionConfig validation and with_admission dispatch", "[admission]
   CHECK_THAT(message(c),
              Contains("admission.name") && Contains("'lfu'") && Contains("none, tinylfu"));
   c = tinylfu();
-  c.sample_factor = 0;
-  CHECK_THAT(message(c), Contains("admission.sample_factor") && Contains("found 0"));
-  c.sample_factor = 1001;
+  c.params.set(kSampleFactorKey.name, 0);
+  CHECK_THAT(message(c), Contains("admission.sample_factor") && Contains("found '0'"));
+  c.params.set(kSampleFactorKey.name, 1001);
   CHECK_THAT(message(c), Contains("sample_factor"));
   c = tinylfu();
-  for (double bad : {0.0, -1.0, 65.0, std::nan("")}) {
-    c.counters_multiplier = bad;
+  for (double bad : {0.0, -1.0, 65.0}) {
+    c.params.set(kCountersMultiplierKey.name, bad);
     CHECK_THAT(message(c), Contains("admission.counters_multiplier"));
   }
+  c.params.set(kCountersMultiplierKey.name, "nan");
+  CHECK_THAT(message(c), Contains("admission.counters_multiplier"));
   c = tinylfu();
-  c.doorkeeper_insertions_multiplier = 0;
+  c.params.set(kDoorkeeperInsertionsMultiplierKey.name, 0);
   CHECK_THAT(message(c), Contains("admission.doorkeeper_insertions_multiplier"));
   c = tinylfu();
   for (double bad : {0.0, 0.6, 1.0}) {
-    c.doorkeeper_fpp = bad;
+    c.params.set(kDoorkeeperFppKey.name, bad);
     CHECK_THAT(message(c), Contains("admission.doorkeeper_fpp"));
   }
 
@@ -498,26 +503,27 @@ TEST_CASE("AdmissionConfig validation and with_admission dispatch", "[admission]
 
 TEST_CASE("policy wtinylfu is registered but is not a with_policy policy", "[admission]") {
   PolicyConfig p = policy_config("wtinylfu");
-  CHECK_NOTHROW(p.validate());
+  CHECK_NOTHROW(check_policy(p));
   const auto& names = policy_names();
   CHECK(std::find(names.begin(), names.end(), "wtinylfu") != names.end());
+  CHECK(is_cache_policy("wtinylfu"));
   try {
     with_policy(p, [](auto) { return 0; });
     FAIL("with_policy accepted wtinylfu");
   } catch (const std::invalid_argument& e) {
-    CHECK_THAT(std::string(e.what()), Contains("with_wtinylfu_cache"));
+    CHECK_THAT(std::string(e.what()), Contains("with_cache_policy"));
   }
   p.name = "arc";
   CHECK_THAT(
       [&] {
         try {
-          p.validate();
+          check_policy(p);
         } catch (const std::invalid_argument& e) {
           return std::string(e.what());
         }
         return std::string();
       }(),
-      Contains("fifo, lru, slru, gdsf, wtinylfu"));
+      Contains("fifo, lru, slru, gdsf"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -782,7 +788,7 @@ TEST_CASE("RIPQ's victim() by hand: the first object of the tail sealed block to
   Keys evicted;
   std::vector<Decision> decisions;
   const FrameworkConfig framework = ripq_config(2, 4, 2);
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   using P = EvictionRecording<LruPolicy>;
   using A = DecisionRecording<NoAdmission>;
   Cache<P, RipqQueue<PriorityKind::kRelative>, A> cache(
@@ -793,7 +799,8 @@ TEST_CASE("RIPQ's victim() by hand: the first object of the tail sealed block to
     INFO("request " << s.key);
     const uint64_t free_slots = cache.queue().free_slots();
     CHECK(victim_key(cache) == s.victim);
-    if (s.key <= 7 && !s.hit) CHECK(free_slots > framework.reserved_blocks);
+    if (s.key <= 7 && !s.hit)
+      CHECK(free_slots > framework.params.get<uint32_t>(kReservedBlocksKey));
     evicted.clear();
     CHECK(cache.access(get(s.key)) == s.hit);
     CHECK(evicted == s.evicted);
@@ -801,8 +808,9 @@ TEST_CASE("RIPQ's victim() by hand: the first object of the tail sealed block to
     decisions.clear();
     if (s.key == 11) CHECK(cache.queue().counters().reinsertions == 1);  // 3
     if (s.key == 12) {
-      CHECK(free_slots == framework.reserved_blocks);     // at steady state, yet no victim
-      CHECK(cache.queue().counters().reinsertions == 3);  // 3, 5, 6
+      CHECK(free_slots ==
+            framework.params.get<uint32_t>(kReservedBlocksKey));  // at steady state, yet no victim
+      CHECK(cache.queue().counters().reinsertions == 3);          // 3, 5, 6
     }
   }
   CHECK(asked == std::vector<std::pair<uint64_t, uint64_t>>{
@@ -818,7 +826,7 @@ TEST_CASE("TinyLFU on RIPQ by hand: the tail block's first object decides, the b
   // the first object of the oldest sealed block) and TinyLFU, its sketch sized for 1024
   // objects (the estimates below show the 9 keys do not collide).
   const FrameworkConfig framework = ripq_config(2, 4, 2);
-  NullDevice device{DeviceConfig{}};
+  NullDevice device;
   Keys evicted;
   using P = EvictionRecording<FifoPolicy>;
   Cache<P, RipqQueue<PriorityKind::kRelative>, TinyLfuAdmission> cache(
@@ -904,7 +912,7 @@ AdmissionLockstep admission_lockstep(CacheT& cache, RecordingDevice& device,
     const uint64_t victim = victim_key(cache, size);
     bool quiet;  // victim() names nothing and nothing may be evicted (see above)
     if constexpr (kRipq) {
-      quiet = cache.queue().free_slots() > framework.reserved_blocks;
+      quiet = cache.queue().free_slots() > framework.params.get<uint32_t>(kReservedBlocksKey);
     } else {
       const auto& q = cache.queue();
       quiet = q.buffer_fill_bytes() + size <= q.block_bytes() || q.sealed_blocks() + 1 < q.slots();
@@ -988,8 +996,9 @@ TEST_CASE("TinyLFU on RIPQ and SIPQ compares each candidate with an object delet
          {ripq_config(block, 8, 10), ripq_config(block, 8, 10, 0.3), sipq_config(block, 0.5),
           sipq_config(block, 0.9)}) {
       for (const char* policy : {"lru", "gdsf"}) {
-        INFO(t.name << " " << framework.name << " threshold " << framework.materialize_threshold
-                    << " occupancy " << framework.occupancy << " " << policy);
+        INFO(t.name << " " << framework.name << " threshold "
+                    << framework.params.get<double>(kMaterializeThresholdKey) << " occupancy "
+                    << framework.params.get<double>(kOccupancyKey) << " " << policy);
         Keys evicted;
         std::vector<uint64_t> offsets;
         std::vector<Decision> decisions;
@@ -1010,12 +1019,13 @@ TEST_CASE("TinyLFU on RIPQ and SIPQ compares each candidate with an object delet
                            }
                          });
         });
-        UNSCOPED_INFO(t.name << " " << framework.name << " θ " << framework.occupancy
-                             << " threshold " << framework.materialize_threshold << " " << policy
-                             << ": decisions " << n.decisions << " rejected " << n.rejected
-                             << " evicting " << n.evicting << " own block " << n.own_block
-                             << " deferred " << n.deferred << " uncompared " << n.uncompared
-                             << " (evicting " << n.uncompared_evicting << ")");
+        UNSCOPED_INFO(t.name << " " << framework.name << " θ "
+                             << framework.params.get<double>(kOccupancyKey) << " threshold "
+                             << framework.params.get<double>(kMaterializeThresholdKey) << " "
+                             << policy << ": decisions " << n.decisions << " rejected "
+                             << n.rejected << " evicting " << n.evicting << " own block "
+                             << n.own_block << " deferred " << n.deferred << " uncompared "
+                             << n.uncompared << " (evicting " << n.uncompared_evicting << ")");
         CHECK(n.bad == 0);
         CHECK(n.rejected > 0);
         CHECK(n.evicting > 0);
@@ -1268,7 +1278,8 @@ class RefWindowTinyLfu {
 
 void check_against_simulator_model(const std::vector<Request>& trace, uint64_t capacity,
                                    const AdmissionConfig& admission) {
-  INFO("capacity " << capacity << " objects, doorkeeper " << admission.doorkeeper);
+  INFO("capacity " << capacity << " objects, doorkeeper "
+                   << admission.params.get<bool>(kDoorkeeperKey));
   WTinyLfuCache w(cache_config(capacity, true), TinyLfuAdmission(admission, capacity));
   RefWindowTinyLfu ref(capacity, TinyLfuAdmission(admission, capacity));
   int64_t first_diff = -1;

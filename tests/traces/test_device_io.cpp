@@ -5,6 +5,8 @@
 #include <random>
 #include <vector>
 
+#include "traces/device_io.h"
+#include "traces/generator.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {
@@ -12,11 +14,35 @@ namespace {
 
 using Catch::Matchers::Contains;
 
-std::vector<Request> generate(const DeviceIoConfig& io) {
-  TraceConfig t;
-  t.format = "generator";
-  t.device_io = io;
-  auto reader = open_trace(t);
+// The generator's trace config for these parameters: keys as the loader sets them, the span as
+// the device's capacity and the seed as the cell's.
+struct Io {
+  std::string pattern = "uniform_random";
+  std::string op = "write";
+  uint64_t io_size_bytes = 4096;
+  uint64_t span_bytes = 0;
+  uint64_t requests = 1'000'000;
+  bool fill = true;
+  uint64_t seed = 1;
+
+  TraceConfig config() const {
+    TraceConfig t;
+    t.format = "generator";
+    t.params.set("trace.generator", "device_io");
+    t.params.set("trace.pattern", pattern);
+    t.params.set("trace.op", op);
+    t.params.set("trace.io_size", io_size_bytes);
+    t.params.set("trace.requests", requests);
+    t.params.set("trace.fill", fill);
+    t.device.capacity_bytes = span_bytes;
+    t.seed = seed;
+    return t;
+  }
+  DeviceIoConfig decoded() const { return DeviceIoConfig::from(config()); }
+};
+
+std::vector<Request> generate(const Io& io) {
+  auto reader = open_trace(io.config());
   std::vector<Request> out;
   std::vector<Request> batch(1000);  // several batches, to cross batch boundaries
   for (size_t n; (n = reader->read(batch)) != 0;)
@@ -24,10 +50,10 @@ std::vector<Request> generate(const DeviceIoConfig& io) {
   return out;
 }
 
-DeviceIoConfig small(IoPattern pattern, bool write, uint64_t requests) {
-  DeviceIoConfig io;
+Io small(const std::string& pattern, bool write, uint64_t requests) {
+  Io io;
   io.pattern = pattern;
-  io.write = write;
+  io.op = write ? "write" : "read";
   io.io_size_bytes = 4096;
   io.span_bytes = 5 * 4096 + 100;  // 5 whole slots; the tail is never addressed
   io.requests = requests;
@@ -36,7 +62,7 @@ DeviceIoConfig small(IoPattern pattern, bool write, uint64_t requests) {
 }
 
 TEST_CASE("device_io: fill then sequential wraps, hand-computed", "[device_io]") {
-  const auto reqs = generate(small(IoPattern::kSequential, true, 7));
+  const auto reqs = generate(small("sequential", true, 7));
   REQUIRE(reqs.size() == 5 + 7);
   const uint64_t expected_slots[] = {0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1};
   for (size_t i = 0; i < reqs.size(); ++i) {
@@ -49,11 +75,11 @@ TEST_CASE("device_io: fill then sequential wraps, hand-computed", "[device_io]")
 }
 
 TEST_CASE("device_io: reads follow a write fill; no fill means no fill", "[device_io]") {
-  auto reqs = generate(small(IoPattern::kSequential, false, 3));
+  auto reqs = generate(small("sequential", false, 3));
   REQUIRE(reqs.size() == 8);
   for (size_t i = 0; i < 5; ++i) CHECK(reqs[i].op == Op::kSet);
   for (size_t i = 5; i < 8; ++i) CHECK(reqs[i].op == Op::kGet);
-  auto io = small(IoPattern::kSequential, false, 3);
+  auto io = small("sequential", false, 3);
   io.fill = false;
   reqs = generate(io);
   REQUIRE(reqs.size() == 3);
@@ -62,7 +88,7 @@ TEST_CASE("device_io: reads follow a write fill; no fill means no fill", "[devic
 }
 
 TEST_CASE("device_io: uniform_random is aligned, in bounds, seeded and uniform", "[device_io]") {
-  DeviceIoConfig io;
+  Io io;
   io.io_size_bytes = 16384;
   io.span_bytes = 64 * 16384;
   io.requests = 64'000;
@@ -97,23 +123,31 @@ TEST_CASE("device_io: uniform_random is aligned, in bounds, seeded and uniform",
 }
 
 TEST_CASE("device_io: bad configs are rejected with the value", "[device_io]") {
-  DeviceIoConfig io;
+  Io io;
   io.span_bytes = 0;
-  CHECK_THROWS_WITH(io.validate(), Contains("span is not resolved"));
+  CHECK_THROWS_WITH(io.decoded().validate(), Contains("span is not resolved"));
   io.span_bytes = 4096;
   io.io_size_bytes = 8192;
-  CHECK_THROWS_WITH(io.validate(), Contains("8192") && Contains("4096"));
+  CHECK_THROWS_WITH(io.decoded().validate(), Contains("8192") && Contains("4096"));
   io.io_size_bytes = 0;
-  CHECK_THROWS_WITH(io.validate(), Contains("trace.io_size"));
+  CHECK_THROWS_WITH(io.decoded(), Contains("trace.io_size"));
   io.io_size_bytes = 4096;
   io.requests = 0;
-  CHECK_THROWS_WITH(io.validate(), Contains("trace.requests"));
+  CHECK_THROWS_WITH(io.decoded(), Contains("trace.requests"));
+  io.requests = 100;
   CHECK_THROWS_WITH(parse_io_pattern("zigzag"), Contains("zigzag"));
-  TraceConfig t;
-  t.format = "generator";
-  t.generator = "fractal";
-  t.device_io.span_bytes = 1 << 20;
-  CHECK_THROWS_WITH(t.validate(), Contains("fractal"));
+  // A device with a larger logical block than the I/O size: refused before anything runs.
+  TraceConfig t = io.config();
+  t.device.logical_block_bytes = 8192;
+  CHECK_THROWS_WITH(trace_format("generator").check(t),
+                    Contains("trace.io_size") && Contains("8192"));
+  t.params.set("trace.generator", "fractal");
+  CHECK_THROWS_WITH(trace_format("generator").check(t), Contains("fractal"));
+  // The fill is the reader's preconditioning: always warm-up.
+  io = small("sequential", true, 7);
+  CHECK(open_trace(io.config())->preconditioning_requests() == 5);
+  io.fill = false;
+  CHECK(open_trace(io.config())->preconditioning_requests() == 0);
 }
 
 }  // namespace

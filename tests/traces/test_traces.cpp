@@ -159,46 +159,40 @@ std::string trace_error(const std::function<void()>& f) {
 }
 
 TraceConfig oracle_config(const std::string& path) {
-  TraceConfig c;
-  c.path = path;
-  c.format = "oracleGeneral";
+  TraceConfig c = trace_file(path);
   return c;
 }
 
 TraceConfig kvcache_config(const std::string& path) {
-  TraceConfig c;
-  c.path = path;
-  c.format = "kvcache_csv";
+  TraceConfig c = trace_file(path, "kvcache_csv");
   return c;
 }
 
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("trace registry and config validation", "[traces]") {
+TEST_CASE("trace registry and its checks", "[traces]") {
   REQUIRE(trace_format_names() ==
           std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv", "generator"});
 
-  TraceConfig c;
-  c.path = "x";
-  REQUIRE_NOTHROW(c.validate());
-  c.format = "nope";
-  REQUIRE_THROWS_WITH(c.validate(), Contains("nope") && Contains("oracleGeneral"));
+  TraceConfig c = trace_file("x");
+  REQUIRE_NOTHROW(trace_format(c.format).check(c));
+  REQUIRE_THROWS_WITH(trace_format("nope"), Contains("nope") && Contains("oracleGeneral"));
   c.format = "csv";
-  REQUIRE_THROWS_AS(c.validate(), std::invalid_argument);  // key_col 0.
-  c.key_col = 1;
-  REQUIRE_NOTHROW(c.validate());
-  c.size_col = -2;
-  REQUIRE_THROWS_WITH(c.validate(), Contains("size_col") && Contains("-2"));
-  c.size_col = 0;
-  c.time_unit_ns = 0;
-  REQUIRE_THROWS_WITH(c.validate(), Contains("time_unit_ns"));
-  c.time_unit_ns = 1e9;
-  c.path.clear();
-  REQUIRE_THROWS_WITH(c.validate(), Contains("path"));
+  REQUIRE_THROWS_WITH(trace_format(c.format).check(c), Contains("key_col"));  // key_col 0
+  c.params.set("trace.key_col", 1);
+  REQUIRE_NOTHROW(trace_format(c.format).check(c));
+  c.params.set("trace.size_col", -2);
+  REQUIRE_THROWS_WITH(open_trace(c), Contains("size_col") && Contains("-2"));
+  c.params.set("trace.size_col", 0);
+  c.params.set("trace.time_unit", "h");
+  REQUIRE_THROWS_WITH(open_trace(c), Contains("time_unit") && Contains("s, ms, us, ns"));
+  c.format = "kvcache_csv";
+  REQUIRE_THROWS_WITH(open_trace(c), Contains("time_unit"));
+  c.params.set("trace.time_unit", "s");
+  c.params.set("trace.path", "");
+  REQUIRE_THROWS_WITH(open_trace(c), Contains("path"));
 
-  TraceConfig bad;
-  bad.path = "x";
-  bad.format = "vscsi";
+  TraceConfig bad = trace_file("x", "vscsi");
   REQUIRE_THROWS_AS(open_trace(bad), std::invalid_argument);
 }
 
@@ -229,13 +223,13 @@ TEST_CASE("cloudPhysicsIO: oracleGeneral and CSV copies give the same requests",
   const std::vector<Request> bin = read_all(
       oracle_config(FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"));
   TraceConfig csv;
-  csv.path = FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.csv";
+  csv.params.set("trace.path", FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.csv");
   csv.format = "csv";
-  csv.time_col = 2;
-  csv.key_col = 5;
-  csv.size_col = 4;
-  csv.has_header = true;
-  csv.key_is_numeric = true;
+  csv.params.set("trace.time_col", 2);
+  csv.params.set("trace.key_col", 5);
+  csv.params.set("trace.size_col", 4);
+  csv.params.set("trace.header", true);
+  csv.params.set("trace.key_is_numeric", true);
   const std::vector<Request> text = read_all(csv);
 
   REQUIRE(bin.size() == 113'872);
@@ -299,17 +293,17 @@ TEST_CASE("kvcache CSV samples match the README figures", "[traces]") {
 
 TEST_CASE("batch sizes 1, 7 and 4096 give identical sequences on real traces", "[traces]") {
   TraceConfig csv;
-  csv.path = FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.csv";
+  csv.params.set("trace.path", FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.csv");
   csv.format = "csv";
-  csv.time_col = 2;
-  csv.key_col = 5;
-  csv.size_col = 4;
-  csv.has_header = true;
+  csv.params.set("trace.time_col", 2);
+  csv.params.set("trace.key_col", 5);
+  csv.params.set("trace.size_col", 4);
+  csv.params.set("trace.header", true);
   for (const TraceConfig& config :
        {oracle_config(FLASHPQ_SHARED_TRACES "/converted/adaptsize-request.oracleGeneral.zst"),
         kvcache_config(FLASHPQ_SHARED_TRACES "/cachelib/kvcache/kv_traces_1.csv"),
         kvcache_config(FLASHPQ_SHARED_TRACES "/cachelib/kvcache/kv_traces_2.csv"), csv}) {
-    INFO(config.path);
+    INFO(config.path());
     const std::vector<Request> ref = read_all(config, 4096);
     require_same_sequence(read_all(config, 1), ref);
     require_same_sequence(read_all(config, 7), ref);
@@ -421,15 +415,15 @@ TEST_CASE("generic CSV: columns, ops, string keys, delimiters", "[traces]") {
              "0\tdelete\tbar\t5\n"  // size 0 delete: size 1
              "8\tPUT\tbaz\t6e0\n");
   TraceConfig c;
-  c.path = path;
+  c.params.set("trace.path", path);
   c.format = "csv";
-  c.delimiter = '\t';
-  c.size_col = 1;
-  c.op_col = 2;
-  c.key_col = 3;
-  c.time_col = 4;
-  c.key_is_numeric = false;
-  c.time_unit_ns = 1e6;  // Milliseconds.
+  c.params.set("trace.delimiter", std::string(1, '\t'));
+  c.params.set("trace.size_col", 1);
+  c.params.set("trace.op_col", 2);
+  c.params.set("trace.key_col", 3);
+  c.params.set("trace.time_col", 4);
+  c.params.set("trace.key_is_numeric", false);
+  c.params.set("trace.time_unit", "ms");  // Milliseconds.
   const std::vector<Request> all = read_all(c);
   REQUIRE(all.size() == 5);
   REQUIRE(same(all[0], Request{1'250'000, hash_key("foo"), 5, Op::kGet}));
@@ -443,13 +437,13 @@ TEST_CASE("generic CSV: columns, ops, string keys, delimiters", "[traces]") {
   write_file(ids, "17\n18\n17\n");
   write_file(dir.file("ids.txt.zst"), zstd_compress(read_file_bytes(ids)));
   TraceConfig k;
-  k.path = ids;
+  k.params.set("trace.path", ids);
   k.format = "csv";
-  k.key_col = 1;
+  k.params.set("trace.key_col", 1);
   const std::vector<Request> keys = read_all(k);
   REQUIRE(keys.size() == 3);
   REQUIRE(same(keys[2], Request{0, 17, 1, Op::kGet}));
-  k.path = dir.file("ids.txt.zst");
+  k.params.set("trace.path", dir.file("ids.txt.zst"));
   require_same_sequence(read_all(k), keys);
 
   // A line longer than the reader's initial 1 MiB buffer.
@@ -457,11 +451,11 @@ TEST_CASE("generic CSV: columns, ops, string keys, delimiters", "[traces]") {
   const std::string longfile = dir.file("long.csv");
   write_file(longfile, "a,1\n" + long_key + ",2\nb,3\n");
   TraceConfig l;
-  l.path = longfile;
+  l.params.set("trace.path", longfile);
   l.format = "csv";
-  l.key_col = 1;
-  l.size_col = 2;
-  l.key_is_numeric = false;
+  l.params.set("trace.key_col", 1);
+  l.params.set("trace.size_col", 2);
+  l.params.set("trace.key_is_numeric", false);
   const std::vector<Request> lr = read_all(l);
   REQUIRE(lr.size() == 3);
   REQUIRE(lr[1].key == hash_key(long_key));
@@ -483,15 +477,15 @@ TEST_CASE("batch sizes 1, 7 and 4096 give identical sequences on synthetic trace
   write_file(dir.file("t.csv"), csv);
   write_file(dir.file("kv.csv"), kv);
   TraceConfig c;
-  c.path = dir.file("t.csv");
+  c.params.set("trace.path", dir.file("t.csv"));
   c.format = "csv";
-  c.time_col = 1;
-  c.key_col = 2;
-  c.size_col = 3;
-  c.has_header = true;
+  c.params.set("trace.time_col", 1);
+  c.params.set("trace.key_col", 2);
+  c.params.set("trace.size_col", 3);
+  c.params.set("trace.header", true);
   for (const TraceConfig& config :
        {oracle_config(dir.file("t.zst")), kvcache_config(dir.file("kv.csv")), c}) {
-    INFO(config.path);
+    INFO(config.path());
     const std::vector<Request> ref = read_all(config, 4096);
     REQUIRE(!ref.empty());
     require_same_sequence(read_all(config, 1), ref);
@@ -506,9 +500,9 @@ TEST_CASE("trace errors name the file and the record or line", "[traces]") {
   SECTION("nonexistent file") {
     for (const char* format : {"oracleGeneral", "kvcache_csv", "csv"}) {
       TraceConfig c;
-      c.path = dir.file("missing.bin");
+      c.params.set("trace.path", dir.file("missing.bin"));
       c.format = format;
-      c.key_col = 1;
+      c.params.set("trace.key_col", 1);
       const std::string msg = trace_error([&] { open_trace(c); });
       CHECK_THAT(msg, Contains("cannot open") && Contains("missing.bin"));
     }
@@ -559,17 +553,17 @@ TEST_CASE("trace errors name the file and the record or line", "[traces]") {
     const std::string path = dir.file("bad.csv");
     write_file(path, "t,key,size\n1,10,5\n2,11,abc\n");
     TraceConfig c;
-    c.path = path;
+    c.params.set("trace.path", path);
     c.format = "csv";
-    c.time_col = 1;
-    c.key_col = 2;
-    c.size_col = 3;
-    c.has_header = true;
+    c.params.set("trace.time_col", 1);
+    c.params.set("trace.key_col", 2);
+    c.params.set("trace.size_col", 3);
+    c.params.set("trace.header", true);
     CHECK_THAT(trace_error([&] { read_all(c); }),
                Contains(path + ":3: column 3 ('size'): expected an unsigned integer, found 'abc'"));
 
     write_file(path, "1,1x,5\n");
-    c.has_header = false;
+    c.params.set("trace.header", false);
     CHECK_THAT(trace_error([&] { read_all(c); }),
                Contains(path + ":1: column 2: expected an unsigned integer key, found '1x'"));
 
@@ -601,10 +595,10 @@ TEST_CASE("trace errors name the file and the record or line", "[traces]") {
     const std::string csv = dir.file("op2.csv");
     write_file(csv, "1,get\n2,set\n3,frobnicate\n");
     TraceConfig c;
-    c.path = csv;
+    c.params.set("trace.path", csv);
     c.format = "csv";
-    c.key_col = 1;
-    c.op_col = 2;
+    c.params.set("trace.key_col", 1);
+    c.params.set("trace.op_col", 2);
     CHECK_THAT(trace_error([&] { read_all(c); }), Contains(csv + ":3") && Contains("'frobnicate'"));
   }
 
@@ -622,12 +616,12 @@ TEST_CASE("trace errors name the file and the record or line", "[traces]") {
     const std::string csv = dir.file("short.csv");
     write_file(csv, "time,key,size\n1,2,3\n4,5\n");
     TraceConfig c;
-    c.path = csv;
+    c.params.set("trace.path", csv);
     c.format = "csv";
-    c.time_col = 1;
-    c.key_col = 2;
-    c.size_col = 3;
-    c.has_header = true;
+    c.params.set("trace.time_col", 1);
+    c.params.set("trace.key_col", 2);
+    c.params.set("trace.size_col", 3);
+    c.params.set("trace.header", true);
     CHECK_THAT(trace_error([&] { read_all(c); }),
                Contains(csv + ":3: missing column 3 ('size')") && Contains("only 2 field"));
 

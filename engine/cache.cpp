@@ -1,0 +1,59 @@
+// engine/cache.cpp — the cache section's keys and the capacity (engine/cache.h).
+#include "engine/cache.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flashpq {
+
+const KeySpec kCapacityKey =
+    key("cache.capacity", ValueType::kCapacity)
+        .def("0.1")
+        .units("bytes or fraction")
+        .desc("bytes with a unit (256MiB, 4KiB; a plain integer is bytes) or, written with a "
+              "decimal point, a fraction in (0, 1] of the working set (sum of first-seen sizes)");
+
+const KeySpec kUnitSizeKey = key("cache.unit_size", ValueType::kBool)
+                                 .def("false")
+                                 .desc("count every object as size 1 (capacity in objects)");
+
+const KeySpec kOnSizeChangeKey =
+    key("cache.on_size_change", ValueType::kEnum)
+        .def("keep")
+        .choices({"keep", "update"})
+        .desc("a get whose size differs from the cached copy: keep = hit, copy keeps its size "
+              "(libCacheSim); update = miss, reinsert with the new size");
+
+const SectionSpec& cache_section() {
+  static const SectionSpec section{
+      "cache", {kCapacityKey, kUnitSizeKey, kOnSizeChangeKey}, "", {}};
+  return section;
+}
+
+CacheConfig CacheConfig::from(const Params& params) {
+  CacheConfig c;
+  c.unit_size = params.get<bool>(kUnitSizeKey);
+  c.on_size_change = params.get<std::string>(kOnSizeChangeKey) == "update" ? SizeChange::kUpdate
+                                                                           : SizeChange::kKeep;
+  return c;
+}
+
+CapacitySpec CapacitySpec::parse(const std::string& text) {
+  check_value(kCapacityKey, text);
+  CapacitySpec c;
+  if (text.find('.') != std::string::npos) {
+    c.is_fraction = true;
+    parse_double(text, &c.fraction);
+  } else {
+    c.bytes = parse_size(text);
+  }
+  return c;
+}
+
+uint64_t CapacitySpec::resolve(uint64_t working_set) const {
+  if (!is_fraction) return bytes;
+  const auto v = static_cast<uint64_t>(std::floor(fraction * static_cast<double>(working_set)));
+  return std::max<uint64_t>(v, 1);
+}
+
+}  // namespace flashpq

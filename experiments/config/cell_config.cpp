@@ -1,0 +1,199 @@
+// experiments/config/cell_config.cpp — one cell from its key values (experiments/config/
+// cell_config.h). Nothing here knows a component's keys: they come from the schema
+// (experiments/config/schema.h), and each section is decoded by the layer that owns it.
+#include "experiments/config/cell_config.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/framework.h"
+#include "experiments/config/schema.h"
+#include "fmt/format.h"
+#include "policies/registry.h"
+
+namespace flashpq {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& key,
+                       const std::string& expected, const std::string& found) {
+  throw ConfigError(
+      fmt::format("{}: key '{}': expected {}, found '{}'", where, key, expected, found));
+}
+
+// A value written in the file or with --set, not taken from the defaults.
+bool is_set(const SourcedValue& v) {
+  return !v.text.empty() && !v.where.ends_with("(default)");
+}
+
+// Checks v against the key's declaration; a ConfigError names where it was written.
+void check(const KeySpec& spec, const SourcedValue& v) {
+  try {
+    check_value(spec, v.text);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(v.where + ": " + e.what());
+  }
+}
+
+// Whether a condition holds for the cell: numbers compare by value, other texts exactly.
+bool holds(const Condition& c, const std::map<std::string, SourcedValue>& values) {
+  const std::string& text = values.at(c.key).text;
+  const SchemaKey* k = find_key(c.key);
+  const bool numeric = k && (k->spec.type == ValueType::kInt || k->spec.type == ValueType::kFloat);
+  bool in = false;
+  for (const std::string& v : c.values) {
+    double a = 0, b = 0;
+    if (numeric && parse_double(text, &a) && parse_double(v, &b)) {
+      in = in || a == b;
+    } else {
+      in = in || text == v;
+    }
+  }
+  return in != c.negate;
+}
+
+// Whether a component that reads key k is selected.
+bool read_by_selection(const SchemaKey& k, const std::map<std::string, SourcedValue>& values) {
+  if (k.readers.empty()) return true;
+  return std::any_of(k.readers.begin(), k.readers.end(), [&](const auto& chain) {
+    return std::all_of(chain.begin(), chain.end(), [&](const auto& pair) {
+      return values.at(pair.first).text == pair.second;
+    });
+  });
+}
+
+// The values of one section's keys (dotted keys with the section's prefix).
+Params section_params(const Params& all, const std::string& section) {
+  Params p;
+  const std::string prefix = section + ".";
+  for (const auto& [k, v] : all.values()) {
+    if (k.starts_with(prefix)) p.set(k, v);
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string resolve_input_path(const std::string& p, const std::string& yaml_file) {
+  if (p.empty() || fs::path(p).is_absolute() || fs::exists(p)) return p;
+  const fs::path alt = fs::path(yaml_file).parent_path() / p;
+  return fs::exists(alt) ? alt.string() : p;
+}
+
+CellConfig make_cell(const std::string& file, const std::string& experiment, size_t index,
+                     const std::map<std::string, SourcedValue>& values) {
+  CellConfig c;
+  c.experiment = experiment;
+  c.index = index;
+  const std::vector<SchemaKey>& schema = experiment_schema();
+
+  // The selectors first: which components a cell selects decides which keys apply.
+  for (const SchemaKey& k : schema) {
+    if (k.selector && read_by_selection(k, values)) check(k.spec, values.at(k.spec.name));
+  }
+  // Every key: checked; read by a selected component, or not.
+  Params all;
+  std::map<std::string, std::string> shown;  // the results row's text of each key
+  for (const SchemaKey& k : schema) {
+    const std::string& name = k.spec.name;
+    const SourcedValue& v = values.at(name);
+    if (read_by_selection(k, values)) {
+      if (v.text.empty()) {
+        if (k.spec.required()) {
+          throw ConfigError(fmt::format("{}: key '{}' is required{} ({})", file, name,
+                                        k.readers.empty() ? "" : " for " + k.readers_text(),
+                                        k.spec.description));
+        }
+        shown[name] = "";  // the component fills it in
+        continue;
+      }
+      check(k.spec, v);
+      std::string text = v.text;
+      if (k.spec.input_file) {
+        text = resolve_input_path(v.text, file);
+        if (!fs::is_regular_file(text)) fail(v.where, name, "an existing file", v.text);
+      }
+      all.set(name, text);
+      shown[name] = v.text;
+    } else if (k.spec.strict) {
+      if (is_set(v)) {
+        fail(v.where, name, "no value: it applies to " + k.readers_text() + " only", v.text);
+      }
+      shown[name] = "";
+    } else {
+      // Read by another component of the section: checked and shown, so a matrix may cross a
+      // component's name with another component's key, but not read.
+      if (!v.text.empty()) {
+        check(k.spec, v);
+        all.set(name, v.text);
+      }
+      shown[name] = v.text;
+    }
+  }
+
+  // Each section, decoded by its owner. A component names the key of a bad value first
+  // ("key 'device.channels': expected …" or "device.channels: …"); the error points at where
+  // that key was written (the file, for a default).
+  auto where_of_message = [&](const std::string& msg) {
+    std::string key;
+    if (msg.starts_with("key '")) {
+      key = msg.substr(5, msg.find('\'', 5) - 5);
+    } else {
+      key = msg.substr(0, msg.find_first_not_of("abcdefghijklmnopqrstuvwxyz_.ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
+    }
+    const auto it = values.find(key);
+    return std::make_pair(msg.starts_with("key '"),
+                          it != values.end() && !it->second.where.ends_with("(default)")
+                              ? it->second.where
+                              : file);
+  };
+  try {
+    c.seed = all.get<uint64_t>(find_key("seed")->spec);
+    c.warmup = all.get<double>(find_key("warmup")->spec);
+    c.capacity = CapacitySpec::parse(values.at(kCapacityKey.name).text);
+    c.cache = CacheConfig::from(section_params(all, "cache"));
+    c.policy = PolicyConfig{values.at("policy.name").text, section_params(all, "policy")};
+    c.admission = AdmissionConfig{values.at("admission.name").text, section_params(all, "admission")};
+    c.framework = FrameworkConfig{values.at("framework.name").text, section_params(all, "framework")};
+    c.device.name = values.at("device.name").text;
+    c.device.params = section_params(all, "device");
+    c.device.seed = c.seed;
+    // The device resolves its keys (reading, never writing, a real device); the trace learns
+    // its geometry and the seed.
+    Params resolved;
+    c.device_bounds = device_type(c.device.name).resolve(c.device, resolved);
+    for (const auto& [k, v] : resolved.values()) shown[k] = v;
+    c.trace.format = values.at("trace.format").text;
+    c.trace.params = section_params(all, "trace");
+    c.trace.seed = c.seed;
+    c.trace.device = c.device_bounds;
+    trace_format(c.trace.format).check(c.trace);
+    c.timing = timing_config(section_params(all, "timing"));
+    check_policy(c.policy);
+    check_admission(c.admission);
+    check_framework(c.framework);
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    const auto [keyed, where] = where_of_message(msg);
+    throw ConfigError(keyed ? fmt::format("{}: {}", where, msg)
+                            : fmt::format("{}: cell {}: {}", where, index, msg));
+  }
+
+  // The requirements across components, all in one place.
+  for (const Requirement& r : schema_requirements()) {
+    if (!std::all_of(r.when.begin(), r.when.end(), [&](const Condition& w) { return holds(w, values); })) {
+      continue;
+    }
+    if (holds(Condition{r.key, r.allowed, false}, values)) continue;
+    const SourcedValue& v = values.at(r.key);
+    fail(v.where.ends_with("(default)") ? file : v.where, r.key,
+         join_names(r.allowed, " or ") + " (" + r.why + ")", v.text);
+  }
+
+  for (const SchemaKey& k : schema) c.parameters.emplace_back(k.spec.name, shown[k.spec.name]);
+  return c;
+}
+
+}  // namespace flashpq

@@ -1,0 +1,75 @@
+// experiments/config/cell_config.h — one cell of an experiment: every section decoded and
+// checked, and the text of every key for its results row.
+//
+// make_cell() is where the schema's rules are applied, all before any cell runs
+// (docs/DESIGN.md "Parameters"): each key's value is checked against its declaration; a key a
+// selected component reads takes its value or default (a required key must be written); a key
+// no selected component reads is an error when set if it is strict, and otherwise shown but
+// ignored; the selected device resolves its keys (simflash from its profile, a block device by
+// probing it, read-only) and the trace learns the device's geometry; every component's own
+// check runs; and every requirement across components is checked. An error names the file and
+// line where the offending value was written, the key, what is allowed and what was found.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "devices/device.h"
+#include "engine/admission.h"
+#include "engine/cache.h"
+#include "engine/queue.h"
+#include "policies/policy.h"
+#include "sim/timing.h"
+#include "traces/trace_reader.h"
+
+namespace flashpq {
+
+/// A configuration error. what() reads "FILE:LINE: key 'K': expected …, found …".
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A value as written, with where it was written ("file.yaml:12", "--set", or "file.yaml
+/// (default)" for a key's default).
+struct SourcedValue {
+  std::string text;
+  std::string where;
+};
+
+/// One cell: every section decoded and checked, plus the text of each key for the results row.
+struct CellConfig {
+  std::string experiment;
+  size_t index = 0;  // 0-based position among the cells run (the expansion less exclude:)
+  TraceConfig trace;
+  uint64_t seed = 1;
+  double warmup = 0;  // fraction of requests in [0, 1)
+  CapacitySpec capacity;
+  CacheConfig cache;  // capacity_bytes is filled in once the trace is summarised
+  PolicyConfig policy;
+  AdmissionConfig admission;
+  FrameworkConfig framework;
+  DeviceConfig device;
+  /// What the device resolved to (its exported capacity and logical block).
+  DeviceBounds device_bounds;
+  TimingConfig timing;
+  /// (dotted key, value text) for every schema key, in schema order: what was written or the
+  /// default, the value a component resolved (simflash's profile fields), or empty for a key
+  /// no selected component reads (strict keys).
+  std::vector<std::pair<std::string, std::string>> parameters;
+};
+
+/// Builds cell `index` of experiment `experiment` (file `file`) from `values`, every schema key
+/// with its text (empty = unset) and where it was written. Throws ConfigError.
+CellConfig make_cell(const std::string& file, const std::string& experiment, size_t index,
+                     const std::map<std::string, SourcedValue>& values);
+
+/// A relative input path as the loader resolves it: as given when it exists from the current
+/// directory, else against the experiment file's directory.
+std::string resolve_input_path(const std::string& path, const std::string& yaml_file);
+
+}  // namespace flashpq

@@ -1,0 +1,62 @@
+// experiments/config/schema.h — the experiment schema, assembled from the registries.
+//
+// Source: docs/DESIGN.md "Parameters". No key is declared here: every section's keys come
+// from the layer that owns it — trace (traces/trace_reader.h and the formats and generators),
+// cache (engine/cache.h), policy and admission (policies/registry.h), framework
+// (engine/framework.h), device (devices/device.h), timing (sim/timing.h) — and the
+// experiment's own two keys, seed and warmup. The schema flattens them into one list in results
+// column order: each section's own keys, then its components' keys so that every component's
+// keys keep their declared order (earlier-registered components first where that leaves a
+// choice). Each key records the selections under which a component reads it, and the
+// requirements of every component are gathered with the selection they hold under, together
+// with the runners' (experiments/run/runners.h), to be checked in one place
+// (experiments/config/cell_config.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/params.h"
+
+namespace flashpq {
+
+/// One key of the experiment schema.
+struct SchemaKey {
+  KeySpec spec;
+  /// The section ("trace", "cache", …), or "" for the experiment's own keys (seed, warmup).
+  std::string section;
+  /// The selections under which a component reads the key, each a chain of (selector key,
+  /// value) pairs from the section's root: {{"framework.name", "ripq"}}; {{"timing.mode",
+  /// "simulated"}, {"timing.arrival", "closed_loop"}}. Empty: every cell reads it.
+  std::vector<std::vector<std::pair<std::string, std::string>>> readers;
+  /// A key that selects a component (framework.name, trace.generator, timing.arrival…).
+  bool selector = false;
+
+  /// "framework.name ripq or sipq": who reads the key, for messages. "" when readers is empty.
+  std::string readers_text() const;
+  /// "ripq, sipq": the names of the components that read it, for help. "" when readers is empty.
+  std::string reader_names() const;
+};
+
+/// Every key an experiment may set, in results column order. Throws std::logic_error at first
+/// use if two components declare the same key differently (a programming error; a test checks
+/// it never happens).
+const std::vector<SchemaKey>& experiment_schema();
+
+/// The key named `name`, or nullptr.
+const SchemaKey* find_key(std::string_view name);
+
+/// The sections, in order ("trace", "", "cache", "policy", …; "" = the experiment's keys).
+const std::vector<std::string>& schema_sections();
+
+/// Every requirement across components (sim/params.h Requirement): each component's, with the
+/// selection it holds under added to its conditions, then the runners'.
+const std::vector<Requirement>& schema_requirements();
+
+/// The help text listing every key with its default (or where its value comes from), unit,
+/// allowed values and range, and which components read it (for `flashpq run --help`).
+std::string schema_help();
+
+}  // namespace flashpq

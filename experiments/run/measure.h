@@ -1,0 +1,161 @@
+// experiments/run/measure.h — what the runners share: the plan of a cell, the building of its
+// cache, and what a run measured.
+//
+// run_cell() (experiments/run/cell_runner.h) plans a cell, picks its runner
+// (experiments/run/runners.h) — functional, simulated time, or the wall clock — which builds
+// the device and replays the trace through the cache (or, with framework direct, straight onto
+// the device), and turns the Measurement into a results row (experiments/run/row.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "devices/device.h"
+#include "engine/cache.h"
+#include "engine/framework.h"
+#include "experiments/config/cell_config.h"
+#include "experiments/run/stats.h"
+#include "policies/registry.h"
+#include "sim/columns.h"
+#include "sim/timing.h"
+#include "traces/trace_summary.h"
+
+namespace flashpq {
+
+/// What a cell resolves to once its trace is summarised.
+struct CellPlan {
+  /// The cache section with the capacity resolved (bytes, objects in unit-size mode).
+  CacheConfig cache;
+  /// Requests before this index (0-based, in trace order) are not measured: the trace's
+  /// preconditioning requests, then the warm-up fraction of the rest.
+  uint64_t warmup_requests = 0;
+  /// Objects a full cache is expected to hold: the index reserve and TinyLFU's sketch size.
+  uint64_t expected_objects = 1;
+  /// Framework direct: no cache, requests go straight to the device.
+  bool direct = false;
+  /// The trace's distinct keys (sizes the seen-key set of the hit statistics).
+  uint64_t trace_objects = 0;
+};
+
+/// Counters that accumulate; a row reports their growth after the warm-up.
+struct RunCounters {
+  FrameworkCounters framework;
+  DeviceCounters device;
+  uint64_t miss_bytes = 0;
+  uint64_t rejections = 0;
+};
+
+/// What a runner measured, for the row.
+struct Measurement {
+  /// Requests replayed, warm-up included.
+  uint64_t replayed = 0;
+  /// Hit accounting after the warm-up (framework direct: requests, reads, writes, trims and
+  /// bytes only).
+  HitCounters counted;
+  /// The counters at the end of the warm-up and at the end of the run.
+  RunCounters warm, end;
+  /// The cache at the end of the run.
+  uint64_t objects = 0, used_bytes = 0, index_bytes = 0, queue_bytes = 0, admission_bytes = 0;
+  /// False when the framework wrote nothing to the device (exact without placement, W-TinyLFU):
+  /// no implementation WA.
+  bool places_objects = true;
+  /// Timed runs: the timing after the warm-up.
+  std::optional<TimingMetrics> timing;
+  /// The runner's own columns (the wall clock's fio names), named as runner_column_names().
+  std::vector<Column> runner_columns;
+  /// Seconds of the host's monotonic clock the run took (never reaches other columns).
+  double wall_seconds = 0;
+};
+
+/// Resolves the cache capacity and the warm-up against the trace's summary. Throws
+/// std::invalid_argument for a capacity out of range.
+CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary);
+
+/// How many objects a cache of `capacity_bytes` is expected to hold on a trace: the capacity in
+/// unit-size mode, else the capacity over the trace's mean object size (working set ÷ unique
+/// objects, floored, at least 1 byte); at least 1. It sizes the index reserve and TinyLFU's
+/// sketch (an object count, never bytes: engine/admission.h); run_cell and `flashpq bench` both
+/// use it, so they build the same sketch.
+uint64_t expected_cached_objects(uint64_t capacity_bytes, bool unit_size,
+                                 const TraceSummary& summary);
+
+/// The counters of `cache` and `device` now. For W-TinyLFU (a cache of its own, no queue), the
+/// framework counters it keeps.
+template <class C>
+RunCounters run_counters(const C& cache, const Device& device) {
+  RunCounters r;
+  if constexpr (requires { cache.queue().counters(); }) {
+    r.framework = cache.queue().counters();
+  } else {
+    r.framework.evicted_objects = cache.evictions();
+    r.framework.evicted_bytes = cache.evicted_bytes();
+    r.framework.superseded_bytes = cache.superseded_bytes();
+    r.framework.placed_bytes = cache.miss_bytes_inserted();
+  }
+  r.device = device.counters();
+  r.miss_bytes = cache.miss_bytes_inserted();
+  r.rejections = cache.admission_rejections();
+  return r;
+}
+
+/// The device's counters now, for framework direct (no cache).
+inline RunCounters run_counters(const Device& device) {
+  RunCounters r;
+  r.device = device.counters();
+  return r;
+}
+
+/// The end of the warm-up: takes the counters the row reports growth from, and starts the
+/// device's measured interval.
+template <class... C>
+void end_warmup(Measurement& m, Device& device, const C&... cache) {
+  m.warm = run_counters(cache..., device);
+  device.begin_measurement();
+}
+
+/// The end of the run: the final counters and the cache's size and DRAM.
+template <class C>
+void finish(Measurement& m, const C& cache, const Device& device) {
+  m.end = run_counters(cache, device);
+  m.objects = cache.object_count();
+  m.used_bytes = cache.used_bytes();
+  m.index_bytes = cache.index_bytes();
+  m.queue_bytes = cache.queue_bytes();
+  m.admission_bytes = cache.admission_bytes();
+  m.places_objects = cache.places_objects();
+}
+
+/// Builds the cache of `cell` on `device` — a priority policy with its admission on its
+/// framework, or a cache policy (W-TinyLFU) — sized by `plan`, and calls fn(cache). Throws
+/// std::invalid_argument for a configuration a component rejects.
+template <class Fn>
+void with_cell_cache(const CellConfig& cell, const CellPlan& plan, Device& device, Fn&& fn) {
+  auto run = [&](auto& cache) {
+    if constexpr (requires { cache.reserve(size_t{}); }) cache.reserve(plan.expected_objects);
+    fn(cache);
+  };
+  if (is_cache_policy(cell.policy.name)) {
+    with_cache_policy(cell.policy, plan.cache, cell.admission, plan.expected_objects, run);
+    return;
+  }
+  with_policy(cell.policy, [&](auto policy) {
+    with_admission(cell.admission, plan.expected_objects, [&](auto admission) {
+      with_framework(cell.framework, plan.cache, std::move(policy), device, std::move(admission),
+                     run);
+    });
+  });
+}
+
+/// Counts request r of framework direct after the warm-up: requests; reads, writes and trims
+/// (as get, set and delete requests); bytes.
+inline void count_direct(HitCounters& counted, const Request& r) {
+  counted.requests++;
+  (r.op == Op::kGet   ? counted.get_requests
+   : r.op == Op::kSet ? counted.set_requests
+                      : counted.delete_requests)++;
+  counted.bytes_requested += r.size_bytes;
+}
+
+}  // namespace flashpq

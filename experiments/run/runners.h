@@ -1,0 +1,49 @@
+// experiments/run/runners.h — which runner times a cell, and what each needs.
+//
+//   functional  timing.mode none on a simulated device: no clock, counts only, as fast as the
+//               CPU allows (experiments/run/replay.h);
+//   simulated   timing.mode simulated: the discrete-event clock over simflash's dies and
+//               channels (experiments/run/simulated_runner.h); needs device simflash;
+//   wall        timing.mode wall, or any cell on a device that is real hardware (timed anyway):
+//               the host's monotonic clock (experiments/run/wall_runner.h); needs such a device.
+// The requirements are declared here as data (sim/params.h Requirement) and checked with every
+// component's by the experiment loader (experiments/config/cell_config.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/config/cell_config.h"
+#include "experiments/run/measure.h"
+#include "sim/params.h"
+
+namespace flashpq {
+
+enum class RunnerKind { kFunctional, kSimulated, kWall };
+
+/// The runner of `cell`: simulated for timing.mode simulated; wall for timing.mode wall or a
+/// device whose type is timed by the wall clock (DeviceType::wall_clock); functional otherwise.
+RunnerKind runner_for(const CellConfig& cell);
+
+/// The runners' requirements: timing.mode simulated needs device simflash; timing.mode wall
+/// needs device block, and a cache (any framework but direct) closed_loop with 1 client, since
+/// a cache serves one request at a time.
+const std::vector<Requirement>& runner_requirements();
+
+class SimFlashDevice;
+class BlockDevice;
+
+/// The functional runner: the trace through the cache (or framework direct onto the device) as
+/// fast as the CPU allows. Throws as the components and the trace reader.
+Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device& device);
+/// The simulated-time runner (experiments/run/simulated_runner.h). Throws as run_functional.
+Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device);
+/// The wall-clock runner (experiments/run/wall_cell.h): a cache timed request by request, or
+/// framework direct with requests in flight. Throws as run_functional, and on an I/O error.
+Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, BlockDevice& device);
+
+/// The columns a runner adds to the row (the wall clock's fio names: iops, bw_bytes, clat_ns,
+/// lat_ns), every runner's in order; empty in rows of the other runners.
+const std::vector<std::string>& runner_column_names();
+
+}  // namespace flashpq

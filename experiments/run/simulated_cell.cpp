@@ -1,0 +1,66 @@
+// experiments/run/simulated_cell.cpp — the simulated-time runner of a cell
+// (experiments/run/runners.h): the same functional steps as the functional runner, each issued
+// at its arrival on the discrete-event clock (experiments/run/simulated_runner.h).
+#include <chrono>
+
+#include "devices/simflash/simflash_device.h"
+#include "engine/direct.h"
+#include "experiments/run/runners.h"
+#include "experiments/run/simulated_runner.h"
+#include "traces/prefetch_reader.h"
+
+namespace flashpq {
+
+Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device) {
+  Measurement m;
+  const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
+  // Replays the trace, calling step(request, index) for each request at its arrival, and
+  // on_warm() just before request warmup_requests (or at the end if the warm-up covers all).
+  auto drive = [&](auto&& on_warm, auto&& step) {
+    PrefetchReader reader(open_trace(cell.trace));
+    bool warm_taken = false;
+    const TimedRunResult r =
+        run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader,
+                  [&](const Request& q, uint64_t i) {
+                    if (i == plan.warmup_requests) {
+                      on_warm();
+                      warm_taken = true;
+                    }
+                    step(q, i);
+                  });
+    if (!warm_taken) on_warm();
+    m.timing = r.metrics;
+    m.replayed = r.requests;
+  };
+  if (plan.direct) {
+    const uint64_t unit = DirectConfig::from(cell.framework.params).offset_unit_bytes;
+    drive([&] { end_warmup(m, device); },
+          [&](const Request& q, uint64_t i) {
+            direct_issue(device, q, unit, i);
+            if (i >= plan.warmup_requests) count_direct(m.counted, q);
+          });
+    m.end = run_counters(device);
+  } else {
+    HitStats stats;
+    stats.reserve(plan.trace_objects);
+    with_cell_cache(cell, plan, device, [&](auto& c) {
+      drive([&] { end_warmup(m, device, c); },
+            [&](const Request& q, uint64_t i) {
+              const bool hit = c.access(q);
+              if (i >= plan.warmup_requests) {
+                stats.record(q, hit);
+              } else {
+                stats.record_warmup(q, hit);
+              }
+            });
+      stats.flush();
+      finish(m, c, device);
+    });
+    m.counted = stats.counters();
+  }
+  m.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return m;
+}
+
+}  // namespace flashpq

@@ -1,0 +1,42 @@
+// traces/generator.h — the "generator" trace format: requests made, not read. `trace.generator`
+// selects one registered generator; each is one file of this folder (its reader, its keys, its
+// TraceGenerator) plus one line in the registry of traces/generator.cpp:
+//   device_io   block I/O for framework direct: a sequential fill, then sequential or uniform
+//               random reads or writes (traces/device_io.h).
+// A generator is seeded by the cell's seed (TraceConfig::seed) and its content hash is the hash
+// of its parameters (TraceGenerator::identity), so the same cell gives the same requests and
+// the same trace_hash.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "traces/trace_reader.h"
+
+namespace flashpq {
+
+/// A generator as registered (traces/generator.cpp, one line per generator).
+struct TraceGenerator {
+  /// Name, summary, keys and requirements.
+  const ComponentSpec& (*spec)();
+  /// Starts the generator. Throws std::invalid_argument quoting a bad value.
+  std::unique_ptr<TraceReader> (*open)(const TraceConfig& config);
+  /// A stable text of every parameter (the seed and the device geometry included) whose hash is
+  /// the trace's content hash.
+  std::string (*identity)(const TraceConfig& config);
+  /// Checks the config before anything runs. Throws std::invalid_argument quoting a bad value.
+  void (*check)(const TraceConfig& config);
+};
+
+/// The registered generators, in registration order.
+const std::vector<const TraceGenerator*>& trace_generators();
+/// The generator that config's trace.generator names. Throws std::invalid_argument naming the
+/// allowed names.
+const TraceGenerator& trace_generator(const TraceConfig& config);
+
+/// trace.generator: which generator the "generator" format runs (its allowed values are the
+/// registered names).
+const KeySpec& generator_key();
+
+}  // namespace flashpq
