@@ -10,8 +10,9 @@ const KeySpec kCapacityKey =
     key("cache.capacity", ValueType::kCapacity)
         .def("0.1")
         .units("bytes or fraction")
-        .desc("bytes with a unit (256MiB, 4KiB; a plain integer is bytes) or, written with a "
-              "decimal point, a fraction in (0, 1] of the working set (sum of first-seen sizes)");
+        .desc(
+            "bytes with a unit (256MiB, 4KiB; a plain integer is bytes) or, written with a "
+            "decimal point, a fraction in (0, 1] of the working set (sum of first-seen sizes)");
 
 const KeySpec kUnitSizeKey = key("cache.unit_size", ValueType::kBool)
                                  .def("false")
@@ -21,12 +22,12 @@ const KeySpec kOnSizeChangeKey =
     key("cache.on_size_change", ValueType::kEnum)
         .def("keep")
         .choices({"keep", "update"})
-        .desc("a get whose size differs from the cached copy: keep = hit, copy keeps its size "
-              "(libCacheSim); update = miss, reinsert with the new size");
+        .desc(
+            "a get whose size differs from the cached copy: keep = hit, copy keeps its size "
+            "(libCacheSim); update = miss, reinsert with the new size");
 
 const SectionSpec& cache_section() {
-  static const SectionSpec section{
-      "cache", {kCapacityKey, kUnitSizeKey, kOnSizeChangeKey}, "", {}};
+  static const SectionSpec section{"cache", {kCapacityKey, kUnitSizeKey, kOnSizeChangeKey}, "", {}};
   return section;
 }
 

@@ -11,8 +11,9 @@ const KeySpec kOffsetUnitKey =
         .units("bytes")
         .range(1, 4294967296.0)
         .strict_to_readers()
-        .desc("bytes per unit of the trace's key (byte offset = key x unit; 512 for sector "
-              "numbers)");
+        .desc(
+            "bytes per unit of the trace's key (byte offset = key x unit; 512 for sector "
+            "numbers)");
 
 const ComponentSpec& DirectFramework::spec() {
   static const ComponentSpec spec{
@@ -40,8 +41,9 @@ DirectIo direct_io_of(const Device& device, const Request& r, uint64_t offset_un
                                 " size " + std::to_string(r.size_bytes) + "): " + why);
   };
   DirectIo io{};
-  io.kind = r.op == Op::kGet ? DirectIo::kRead : r.op == Op::kSet ? DirectIo::kWrite
-                                                                  : DirectIo::kTrim;
+  io.kind = r.op == Op::kGet   ? DirectIo::kRead
+            : r.op == Op::kSet ? DirectIo::kWrite
+                               : DirectIo::kTrim;
   io.len = r.size_bytes;
   if (__builtin_mul_overflow(r.key, offset_unit_bytes, &io.offset)) {
     fail("byte offset key x " + std::to_string(offset_unit_bytes) + " overflows 64 bits");

@@ -47,6 +47,7 @@
 
 #include "engine/admission.h"
 #include "engine/cache.h"
+#include "engine/intrusive_list.h"
 #include "engine/object_table.h"
 #include "engine/request.h"
 #include "policies/tinylfu.h"
@@ -151,13 +152,12 @@ class WTinyLfuCache {
   }
 
  private:
-  // A region's list: head = MRU, tail = LRU. Links live in the entries (prev toward the head).
-  struct List {
-    Handle head = kNoHandle;
-    Handle tail = kNoHandle;
-    uint64_t bytes = 0;
+  // A region: its list (head = MRU, tail = LRU; links in the entries, prev toward the head)
+  // and how many objects it holds.
+  struct List : IntrusiveList {
     uint64_t objects = 0;
   };
+  static_assert(sizeof(List) == 24);  // queue_bytes() counts the three of them
   static constexpr size_t index(Region r) { return static_cast<size_t>(r); }
   static constexpr uint32_t kWindow = 0, kProbation = 1, kProtected = 2;
 
@@ -238,32 +238,14 @@ class WTinyLfuCache {
   }
 
   void push_front(uint32_t region, Handle h) {
-    List& l = lists_[region];
-    ObjectEntry& e = table_[h];
-    e.slot = region;
-    e.prev = kNoHandle;
-    e.next = l.head;
-    if (l.head != kNoHandle)
-      table_[l.head].prev = h;
-    else
-      l.tail = h;
-    l.head = h;
-    l.bytes += e.size_bytes;
-    l.objects++;
+    table_[h].slot = region;
+    lists_[region].push_front(table_, h);
+    lists_[region].objects++;
   }
 
   void unlink(Handle h) {
-    ObjectEntry& e = table_[h];
-    List& l = lists_[e.slot];
-    if (e.prev != kNoHandle)
-      table_[e.prev].next = e.next;
-    else
-      l.head = e.next;
-    if (e.next != kNoHandle)
-      table_[e.next].prev = e.prev;
-    else
-      l.tail = e.prev;
-    l.bytes -= e.size_bytes;
+    List& l = lists_[table_[h].slot];
+    l.unlink(table_, h);
     l.objects--;
   }
 

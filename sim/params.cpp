@@ -27,8 +27,7 @@ std::string range_text(double v) {
 
 std::string_view KeySpec::leaf() const {
   const auto dot = name.find('.');
-  return dot == std::string::npos ? std::string_view(name)
-                                  : std::string_view(name).substr(dot + 1);
+  return dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(dot + 1);
 }
 
 bool parse_bool(const std::string& t, bool* out) {
@@ -252,10 +251,9 @@ T Params::get(const KeySpec& spec) const {
     }
     int64_t v = 0;
     if (!parse_int(t, &v)) fail(spec, "an integer", t);
-    const bool fits = v < 0 ? std::is_signed_v<T> &&
-                                  v >= static_cast<int64_t>(std::numeric_limits<T>::min())
-                            : static_cast<uint64_t>(v) <=
-                                  static_cast<uint64_t>(std::numeric_limits<T>::max());
+    const bool fits =
+        v < 0 ? std::is_signed_v<T> && v >= static_cast<int64_t>(std::numeric_limits<T>::min())
+              : static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
     if (!fits) out_of_range(spec, t);
     return static_cast<T>(v);
   }

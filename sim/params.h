@@ -159,8 +159,7 @@ class Params {
   void set(const std::string& key, std::string text);
   /// Sets a number or a flag, written as the loader would read it back.
   template <class T>
-    requires(std::is_arithmetic_v<T>)
-  void set(const std::string& key, T value) {
+  requires(std::is_arithmetic_v<T>) void set(const std::string& key, T value) {
     set(key, format_value(value));
   }
   /// True if `key` holds a non-empty text.
@@ -182,9 +181,7 @@ class Params {
   static std::string format_value(bool v) { return v ? "true" : "false"; }
   static std::string format_value(double v);
   template <class T>
-  static std::string format_value(T v)
-    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
-  {
+  static std::string format_value(T v) requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     return std::to_string(v);
   }
   static std::string format_value(float v) { return format_value(static_cast<double>(v)); }

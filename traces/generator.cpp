@@ -27,12 +27,10 @@ const ComponentSpec& generator_format_spec() {
   static const ComponentSpec spec = [] {
     std::vector<ComponentSpec> choices;
     for (const TraceGenerator* g : trace_generators()) choices.push_back(g->spec());
-    return ComponentSpec{"generator",
-                         "no file: requests made by the generator trace.generator names",
-                         {generator_key()},
-                         {},
-                         generator_key().name,
-                         choices};
+    return ComponentSpec{
+        "generator",          "no file: requests made by the generator trace.generator names",
+        {generator_key()},    {},
+        generator_key().name, choices};
   }();
   return spec;
 }

@@ -1,11 +1,11 @@
 // engine/exact/exact_config.cpp — the exact framework's keys (engine/exact/exact_config.h).
 #include "engine/exact/exact_config.h"
 
-#include "engine/exact/exact_framework.h"
-#include "engine/queue.h"
-
 #include <stdexcept>
 #include <string>
+
+#include "engine/exact/exact_framework.h"
+#include "engine/queue.h"
 
 namespace flashpq {
 
@@ -13,8 +13,9 @@ const KeySpec kPlacementKey =
     key("framework.placement", ValueType::kEnum)
         .def("none")
         .choices({"none", "naive"})
-        .desc("none = in memory; naive = each object written alone at the lowest free aligned "
-              "offset, trimmed on eviction (RIPQ paper 4.2)");
+        .desc(
+            "none = in memory; naive = each object written alone at the lowest free aligned "
+            "offset, trimmed on eviction (RIPQ paper 4.2)");
 
 const KeySpec kPlacementAlignmentKey =
     key("framework.placement_alignment", ValueType::kSize)

@@ -24,7 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/exact/naive_placement.h"
+#include "engine/exact/exact_queue_base.h"
+#include "engine/intrusive_list.h"
 #include "engine/object_table.h"
 #include "engine/queue.h"
 
@@ -33,7 +34,7 @@ namespace flashpq {
 /// Exact relative priority queue over grid priorities k/L (see the file comment), under the
 /// queue contract of engine/queue.h. Does not own objects: it links entries of the
 /// ObjectTable in the context.
-class ExactRelativeQueue {
+class ExactRelativeQueue : public ExactQueueBase<ExactRelativeQueue> {
  public:
   /// prev and next link the object in its segment's list and slot is its segment: all three
   /// entry words order objects (engine/queue.h).
@@ -41,53 +42,9 @@ class ExactRelativeQueue {
 
   /// REQUIRES: ctx.grid >= 1, ctx.capacity_bytes >= 1; ctx's references outlive the queue.
   explicit ExactRelativeQueue(const QueueContext& ctx)
-      : table_(ctx.table),
-        sink_(ctx.sink),
-        grid_(ctx.grid),
-        inv_grid_(1.0 / ctx.grid),
-        capacity_bytes_(ctx.capacity_bytes),
-        segments_(ctx.grid),
-        placement_(NaivePlacement::make_if_enabled(ctx)) {
+      : ExactQueueBase(ctx), grid_(ctx.grid), inv_grid_(1.0 / ctx.grid), segments_(ctx.grid) {
     if (grid_ < 1) throw std::invalid_argument("relative queue: grid must be >= 1, got 0");
   }
-
-  /// An object fits if it is no larger than the capacity (and, with naive placement, its
-  /// rounded extent no larger than the placement's span).
-  bool admits(uint32_t size) const {
-    return size <= capacity_bytes_ && (!placement_ || placement_->admits(size));
-  }
-
-  /// Delete-min until an object of `size` bytes fits (evict before insert); with naive
-  /// placement, further until its extent can be allocated (counted in
-  /// fragmentation_evictions()). REQUIRES: admits(size).
-  void make_room(uint32_t size) {
-    while (used_bytes_ + size > capacity_bytes_) evict(min());
-    if (placement_) [[unlikely]] {
-      while (!placement_->fits(size)) {
-        evict(min());
-        ++fragmentation_evictions_;
-      }
-    }
-  }
-
-  /// What make_room(size) would evict first, or kNoHandle if it would evict nothing.
-  Handle victim(uint32_t size) const {
-    if (used_bytes_ + size > capacity_bytes_) return min();
-    if (placement_ && !placement_->fits(size)) [[unlikely]]
-      return min();
-    return kNoHandle;
-  }
-
-  /// The naive placement, or nullptr with placement "none".
-  const NaivePlacement* placement() const { return placement_.get(); }
-  /// Whether objects go to the device at all (naive placement), or stay in memory only.
-  bool places_objects() const { return placement_ != nullptr; }
-  /// Evictions beyond the capacity's because no extent fitted (naive placement; see
-  /// engine/exact/naive_placement.h). 0 means the placement changed nothing.
-  uint64_t fragmentation_evictions() const { return fragmentation_evictions_; }
-
-  uint64_t used_bytes() const { return used_bytes_; }
-  const FrameworkCounters& counters() const { return counters_; }
 
   /// Number of segments L.
   uint32_t grid() const { return grid_; }
@@ -132,23 +89,6 @@ class ExactRelativeQueue {
   /// increase(x, k/L). REQUIRES: 1 <= k <= L; as increase().
   void increase_level(Handle h, uint32_t k) { increase_to(h, checked_segment(k)); }
 
-  /// A hit on h is served from the device (framework.read_hits): with naive placement, one
-  /// read of h's extent; with placement "none" there is no device copy and nothing is read.
-  /// REQUIRES: h queued.
-  void read_hit(Handle h) {
-    if (placement_) [[unlikely]]
-      placement_->read(h, table_[h].size_bytes);
-  }
-
-  /// Removes h wherever it is (a delete request or a replacement). REQUIRES: h queued.
-  void remove(Handle h) {
-    unlink(h);
-    if (placement_) [[unlikely]]
-      placement_->release(h, table_[h].size_bytes);
-    used_bytes_ -= table_[h].size_bytes;
-    counters_.superseded_bytes += table_[h].size_bytes;
-  }
-
   /// The object delete-min would remove: the tail of the lowest non-empty segment, or
   /// kNoHandle when the queue is empty.
   Handle min() const {
@@ -158,23 +98,17 @@ class ExactRelativeQueue {
     return kNoHandle;
   }
 
-  /// Per-object DRAM outside the entries: the naive placement's offsets (none without it).
-  size_t index_bytes() const { return placement_ ? placement_->index_bytes() : 0; }
   /// DRAM of the queue itself (segment heads; links live in the entries), plus the naive
   /// placement's allocator.
   size_t queue_bytes() const {
-    return segments_.capacity() * sizeof(Segment) + (placement_ ? placement_->queue_bytes() : 0);
+    return segments_.capacity() * sizeof(IntrusiveList) + placement_queue_bytes();
   }
 
   /// Bytes currently in segment s (0-based), for tests.
   uint64_t segment_bytes(uint32_t s) const { return segments_[s].bytes; }
 
  private:
-  struct Segment {
-    Handle head = kNoHandle;
-    Handle tail = kNoHandle;
-    uint64_t bytes = 0;
-  };
+  friend class ExactQueueBase<ExactRelativeQueue>;
 
   // Segment L−k of level k; throws std::invalid_argument when k is outside [1, L].
   uint32_t checked_segment(uint32_t k) const {
@@ -184,36 +118,22 @@ class ExactRelativeQueue {
   }
 
   void insert_at(Handle h, uint32_t s) {
-    const uint32_t size = table_[h].size_bytes;
-    if (placement_) [[unlikely]]
-      placement_->place(h, size);
+    account_insert(h);
     push_front(s, h);
-    used_bytes_ += size;
-    counters_.placed_bytes += size;
-    counters_.placed_objects++;
     if (overflows(s)) [[unlikely]]
       rebalance_from(s);
   }
 
   // Inlined into the hit path; a move to another segment (a promotion) is out of line.
   [[gnu::always_inline]] void increase_to(Handle h, uint32_t s) {
-    ObjectEntry& e = table_[h];
+    const ObjectEntry& e = table_[h];
     if (s > e.slot) [[unlikely]]
       decrease_rejected();
-    Segment& seg = segments_[s];
+    IntrusiveList& seg = segments_[s];
     if (seg.head == h) return;  // already at the head of that segment
     if (s == e.slot) {
       // Within its segment (every LRU hit): relink only; the bytes stay, nothing overflows.
-      // h is not the head, so it has a predecessor and the segment a head.
-      table_[e.prev].next = e.next;
-      if (e.next != kNoHandle)
-        table_[e.next].prev = e.prev;
-      else
-        seg.tail = e.prev;
-      table_[seg.head].prev = h;
-      e.prev = kNoHandle;
-      e.next = seg.head;
-      seg.head = h;
+      seg.move_to_front(table_, h);
       return;
     }
     promote(h, s);
@@ -227,30 +147,8 @@ class ExactRelativeQueue {
   }
 
   void push_front(uint32_t s, Handle h) {
-    Segment& seg = segments_[s];
-    ObjectEntry& e = table_[h];
-    e.slot = s;
-    e.prev = kNoHandle;
-    e.next = seg.head;
-    if (seg.head != kNoHandle)
-      table_[seg.head].prev = h;
-    else
-      seg.tail = h;
-    seg.head = h;
-    seg.bytes += e.size_bytes;
-  }
-
-  // Delete-min's victim leaves: the policy sees it first, then it is dropped from the table.
-  void evict(Handle h) {
-    sink_.before_evict(h);
-    unlink(h);
-    const uint32_t size = table_[h].size_bytes;
-    if (placement_) [[unlikely]]
-      placement_->release(h, size);
-    used_bytes_ -= size;
-    counters_.evicted_objects++;
-    counters_.evicted_bytes += size;
-    table_.remove(h);
+    table_[h].slot = s;
+    segments_[s].push_front(table_, h);
   }
 
   [[noreturn]] [[gnu::cold]] [[gnu::noinline]] static void decrease_rejected() {
@@ -262,19 +160,7 @@ class ExactRelativeQueue {
                                 " is not on the grid k/" + std::to_string(grid_));
   }
 
-  void unlink(Handle h) {
-    ObjectEntry& e = table_[h];
-    Segment& seg = segments_[e.slot];
-    if (e.prev != kNoHandle)
-      table_[e.prev].next = e.next;
-    else
-      seg.head = e.next;
-    if (e.next != kNoHandle)
-      table_[e.next].prev = e.prev;
-    else
-      seg.tail = e.prev;
-    seg.bytes -= e.size_bytes;
-  }
+  void unlink(Handle h) { segments_[table_[h].slot].unlink(table_, h); }
 
   // Segment s < L overflows when bytes·L > capacity (exact integer test, no rounding).
   bool overflows(uint32_t s) const {
@@ -294,16 +180,9 @@ class ExactRelativeQueue {
     }
   }
 
-  ObjectTable& table_;
-  EvictionSink sink_;
   uint32_t grid_;
   double inv_grid_;
-  uint64_t capacity_bytes_;
-  std::vector<Segment> segments_;
-  uint64_t used_bytes_ = 0;
-  FrameworkCounters counters_;
-  std::unique_ptr<NaivePlacement> placement_;  // null with placement "none"
-  uint64_t fragmentation_evictions_ = 0;
+  std::vector<IntrusiveList> segments_;  // segment 0 at the head of the queue
 };
 
 }  // namespace flashpq

@@ -65,6 +65,7 @@
 #include "engine/object_table.h"
 #include "engine/policy.h"
 #include "engine/queue.h"
+#include "engine/ripq/fenwick.h"
 #include "engine/ripq/histogram.h"
 #include "engine/ripq/ripq_config.h"
 
@@ -245,7 +246,7 @@ class RipqQueue {
     return blocks_.capacity() * sizeof(Block) + sections_.capacity() * sizeof(Section) +
            order_.capacity() * sizeof(uint32_t) + histogram_.memory_bytes() +
            free_slots_.size() * sizeof(uint32_t) + list_pos_.capacity() * sizeof(uint32_t) +
-           tree_.capacity() * sizeof(uint64_t) + free_blocks_.capacity() * sizeof(uint32_t) +
+           tree_.memory_bytes() + free_blocks_.capacity() * sizeof(uint32_t) +
            free_sections_.capacity() * sizeof(uint32_t) + absolute_.capacity() * sizeof(double);
   }
 
@@ -490,49 +491,35 @@ class RipqQueue {
 
   // ---- bytes below a block: a Fenwick tree over the listed blocks, tail first ----
   //
-  // A relative priority needs the logical bytes of every block below a given one (§4.1: the
-  // fraction of the queue behind the object). Walking the blocks costs O(blocks) per hit; a
-  // Fenwick tree (binary indexed tree, Fenwick 1994) over the blocks' positions in the list
-  // answers it in O(log blocks). Block byte counts change on every insertion, increase and
-  // eviction: the tree is updated in place, O(log blocks). The list's shape changes only when
-  // a block opens or is freed (a few times per sealed block): the positions are then stale and
-  // the tree is rebuilt, in O(blocks), at the next query.
+  // Block byte counts change on every insertion, increase and eviction: the tree
+  // (engine/ripq/fenwick.h) is updated in place, O(log blocks). The list's shape changes only
+  // when a block opens or is freed (a few times per sealed block): the positions are then stale
+  // and the tree is rebuilt, in O(blocks), at the next query.
 
   uint64_t bytes_below(uint32_t b) const {
     if (tree_stale_) rebuild_tree();
-    uint64_t sum = 0;
-    for (uint32_t i = list_pos_[b]; i > 0; i &= i - 1) sum += tree_[i];
-    return sum;
+    return tree_.sum_below(list_pos_[b]);
   }
 
   void add_block_bytes(uint32_t b, uint64_t size) {
     blocks_[b].bytes += size;
-    if (!tree_stale_) {
-      for (size_t i = list_pos_[b] + 1; i < tree_.size(); i += i & (0 - i)) tree_[i] += size;
-    }
+    if (!tree_stale_) tree_.add(list_pos_[b], size);
   }
 
   void sub_block_bytes(uint32_t b, uint64_t size) {
     blocks_[b].bytes -= size;
-    if (!tree_stale_) {  // modulo 2^64: every partial sum stays the true one
-      for (size_t i = list_pos_[b] + 1; i < tree_.size(); i += i & (0 - i)) tree_[i] -= size;
-    }
+    if (!tree_stale_) tree_.subtract(list_pos_[b], size);
   }
 
   void rebuild_tree() const {
     // Sized as the block records are (grown by a quarter), not by the vectors' doubling.
     list_pos_.reserve(blocks_.capacity());
     list_pos_.resize(blocks_.size());
-    tree_.reserve(blocks_.capacity() + 1);
-    tree_.assign(1, 0);
+    tree_.start(blocks_.capacity());
     for (uint32_t x = list_tail_; x != kNone; x = blocks_[x].prev) {
-      list_pos_[x] = static_cast<uint32_t>(tree_.size() - 1);
-      tree_.push_back(blocks_[x].bytes);
+      list_pos_[x] = tree_.push(blocks_[x].bytes);
     }
-    for (size_t i = 1; i < tree_.size(); ++i) {  // O(n) construction
-      const size_t parent = i + (i & (0 - i));
-      if (parent < tree_.size()) tree_[parent] += tree_[i];
-    }
+    tree_.build();
     tree_stale_ = false;
   }
 
@@ -920,7 +907,7 @@ class RipqQueue {
   std::vector<uint32_t> free_sections_;
   std::vector<uint32_t> order_;             // section ids, head to tail
   mutable std::vector<uint32_t> list_pos_;  // block -> position in the list, tail = 0
-  mutable std::vector<uint64_t> tree_;      // Fenwick tree over list positions (1-based)
+  mutable FenwickTree tree_;                // prefix sums of blocks' bytes, tail first
   mutable bool tree_stale_ = true;          // the list changed shape since the last build
   uint32_t list_head_ = kNone, list_tail_ = kNone;
   std::deque<uint32_t> free_slots_;

@@ -58,9 +58,8 @@ bool holds(const Condition& c, const std::map<std::string, SourcedValue>& values
 bool read_by_selection(const SchemaKey& k, const std::map<std::string, SourcedValue>& values) {
   if (k.readers.empty()) return true;
   return std::any_of(k.readers.begin(), k.readers.end(), [&](const auto& chain) {
-    return std::all_of(chain.begin(), chain.end(), [&](const auto& pair) {
-      return values.at(pair.first).text == pair.second;
-    });
+    return std::all_of(chain.begin(), chain.end(),
+                       [&](const auto& pair) { return values.at(pair.first).text == pair.second; });
   });
 }
 
@@ -141,13 +140,13 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     if (msg.starts_with("key '")) {
       key = msg.substr(5, msg.find('\'', 5) - 5);
     } else {
-      key = msg.substr(0, msg.find_first_not_of("abcdefghijklmnopqrstuvwxyz_.ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
+      key = msg.substr(
+          0, msg.find_first_not_of("abcdefghijklmnopqrstuvwxyz_.ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
     }
     const auto it = values.find(key);
-    return std::make_pair(msg.starts_with("key '"),
-                          it != values.end() && !it->second.where.ends_with("(default)")
-                              ? it->second.where
-                              : file);
+    return std::make_pair(
+        msg.starts_with("key '"),
+        it != values.end() && !it->second.where.ends_with("(default)") ? it->second.where : file);
   };
   try {
     c.seed = all.get<uint64_t>(find_key("seed")->spec);
@@ -155,8 +154,10 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.capacity = CapacitySpec::parse(values.at(kCapacityKey.name).text);
     c.cache = CacheConfig::from(section_params(all, "cache"));
     c.policy = PolicyConfig{values.at("policy.name").text, section_params(all, "policy")};
-    c.admission = AdmissionConfig{values.at("admission.name").text, section_params(all, "admission")};
-    c.framework = FrameworkConfig{values.at("framework.name").text, section_params(all, "framework")};
+    c.admission =
+        AdmissionConfig{values.at("admission.name").text, section_params(all, "admission")};
+    c.framework =
+        FrameworkConfig{values.at("framework.name").text, section_params(all, "framework")};
     c.device.name = values.at("device.name").text;
     c.device.params = section_params(all, "device");
     c.device.seed = c.seed;
@@ -183,7 +184,8 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
 
   // The requirements across components, all in one place.
   for (const Requirement& r : schema_requirements()) {
-    if (!std::all_of(r.when.begin(), r.when.end(), [&](const Condition& w) { return holds(w, values); })) {
+    if (!std::all_of(r.when.begin(), r.when.end(),
+                     [&](const Condition& w) { return holds(w, values); })) {
       continue;
     }
     if (holds(Condition{r.key, r.allowed, false}, values)) continue;

@@ -39,15 +39,15 @@ const SectionSpec& experiment_section() {
 
 // The sections in results column order.
 std::vector<const SectionSpec*> sections() {
-  return {&trace_section(),  &experiment_section(), &cache_section(),  &policy_section(),
-          &admission_section(), &framework_section(), &device_section(), &timing_section()};
+  return {&trace_section(),     &experiment_section(), &cache_section(),  &policy_section(),
+          &admission_section(), &framework_section(),  &device_section(), &timing_section()};
 }
 
 bool same_declaration(const KeySpec& a, const KeySpec& b) {
   return a.name == b.name && a.type == b.type && a.default_value == b.default_value &&
          a.unit == b.unit && a.description == b.description && a.allowed == b.allowed &&
-         a.min == b.min && a.max == b.max && a.filled_by == b.filled_by &&
-         a.strict == b.strict && a.input_file == b.input_file;
+         a.min == b.min && a.max == b.max && a.filled_by == b.filled_by && a.strict == b.strict &&
+         a.input_file == b.input_file;
 }
 
 using Chain = std::vector<std::pair<std::string, std::string>>;
@@ -69,7 +69,8 @@ struct Builder {
 
   // Records component c (selected by `chain`) and its nested choices: their keys' readers,
   // their requirements, and their key orders (`chains`, for the column order).
-  void walk(const ComponentSpec& c, const Chain& chain, std::vector<std::vector<std::string>>& orders) {
+  void walk(const ComponentSpec& c, const Chain& chain,
+            std::vector<std::vector<std::string>>& orders) {
     std::vector<std::string> order;
     for (const KeySpec& k : c.keys) {
       declare(k);

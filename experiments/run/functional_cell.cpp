@@ -15,22 +15,22 @@ Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device&
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   if (plan.direct) {
     PrefetchReader reader(open_trace(cell.trace));  // decoding overlaps the replay
-    m.replayed = replay_direct(device, reader, DirectConfig::from(cell.framework.params).offset_unit_bytes,
-                               plan.warmup_requests, m.counted, [&] { end_warmup(m, device); });
+    m.replayed =
+        replay_direct(device, reader, DirectConfig::from(cell.framework.params).offset_unit_bytes,
+                      plan.warmup_requests, m.counted, [&] { end_warmup(m, device); });
     m.end = run_counters(device);
   } else {
     HitStats stats;
     stats.reserve(plan.trace_objects);
     with_cell_cache(cell, plan, device, [&](auto& c) {
       PrefetchReader reader(open_trace(cell.trace));
-      m.replayed = replay_stream(c, reader, stats, plan.warmup_requests,
-                                 [&] { end_warmup(m, device, c); });
+      m.replayed =
+          replay_stream(c, reader, stats, plan.warmup_requests, [&] { end_warmup(m, device, c); });
       finish(m, c, device);
     });
     m.counted = stats.counters();
   }
-  m.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 

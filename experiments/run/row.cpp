@@ -18,14 +18,40 @@ namespace {
 //   device blocks with their padding: the factor the FTL's WA multiplies), empty when the
 //   framework places nothing on the device; wa_objects = object bytes placed / miss bytes
 //   (insertions and reinsertions, §4.5's "writes", without padding).
-const char* const kMetricNames[] = {
-    "requests", "get_requests", "set_requests", "delete_requests", "hits", "object_hit_ratio",
-    "byte_hit_ratio", "compulsory_misses", "bytes_requested", "bytes_hit", "evictions",
-    "evicted_bytes", "admission_rejections", "miss_bytes_inserted", "placed_bytes", "reinsertions",
-    "reinserted_bytes", "superseded_bytes", "wa_implementation", "wa_objects", "host_bytes_written",
-    "device_writes", "device_reads", "device_read_bytes", "trims", "trimmed_bytes",
-    "cached_objects", "cached_bytes", "dram_buffer_bytes", "index_bytes", "index_bytes_per_object",
-    "queue_bytes", "queue_bytes_per_object", "admission_bytes"};
+const char* const kMetricNames[] = {"requests",
+                                    "get_requests",
+                                    "set_requests",
+                                    "delete_requests",
+                                    "hits",
+                                    "object_hit_ratio",
+                                    "byte_hit_ratio",
+                                    "compulsory_misses",
+                                    "bytes_requested",
+                                    "bytes_hit",
+                                    "evictions",
+                                    "evicted_bytes",
+                                    "admission_rejections",
+                                    "miss_bytes_inserted",
+                                    "placed_bytes",
+                                    "reinsertions",
+                                    "reinserted_bytes",
+                                    "superseded_bytes",
+                                    "wa_implementation",
+                                    "wa_objects",
+                                    "host_bytes_written",
+                                    "device_writes",
+                                    "device_reads",
+                                    "device_read_bytes",
+                                    "trims",
+                                    "trimmed_bytes",
+                                    "cached_objects",
+                                    "cached_bytes",
+                                    "dram_buffer_bytes",
+                                    "index_bytes",
+                                    "index_bytes_per_object",
+                                    "queue_bytes",
+                                    "queue_bytes_per_object",
+                                    "admission_bytes"};
 
 double ratio(uint64_t a, uint64_t b) {
   return b == 0 ? std::nan("") : static_cast<double>(a) / static_cast<double>(b);
@@ -82,9 +108,8 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   const DeviceCounters& dv0 = m.warm.device;
   const uint64_t miss_bytes = m.end.miss_bytes - m.warm.miss_bytes;
   const uint64_t placed = fw.placed_bytes - fw0.placed_bytes;
-  const double wa_impl = direct || !m.places_objects
-                             ? nan
-                             : ratio(dv.write_bytes - dv0.write_bytes, miss_bytes);
+  const double wa_impl =
+      direct || !m.places_objects ? nan : ratio(dv.write_bytes - dv0.write_bytes, miss_bytes);
   const double wa_objects = direct ? nan : ratio(placed, miss_bytes);
   auto per_object = [&](uint64_t bytes) {
     return m.objects ? static_cast<double>(bytes) / static_cast<double>(m.objects) : nan;

@@ -19,15 +19,14 @@ Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlash
   auto drive = [&](auto&& on_warm, auto&& step) {
     PrefetchReader reader(open_trace(cell.trace));
     bool warm_taken = false;
-    const TimedRunResult r =
-        run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader,
-                  [&](const Request& q, uint64_t i) {
-                    if (i == plan.warmup_requests) {
-                      on_warm();
-                      warm_taken = true;
-                    }
-                    step(q, i);
-                  });
+    const TimedRunResult r = run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader,
+                                       [&](const Request& q, uint64_t i) {
+                                         if (i == plan.warmup_requests) {
+                                           on_warm();
+                                           warm_taken = true;
+                                         }
+                                         step(q, i);
+                                       });
     if (!warm_taken) on_warm();
     m.timing = r.metrics;
     m.replayed = r.requests;
@@ -58,8 +57,7 @@ Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlash
     });
     m.counted = stats.counters();
   }
-  m.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }
 
