@@ -6,10 +6,11 @@
 //   * closed_loop: `clients` clients, each issuing its next request when its previous one
 //     completed (+ think_time_ns); at most min(clients, queue_depth) in flight — fio's iodepth
 //     with iodepth_batch_complete_min = 1.
-//   * trace / constant / poisson: requests arrive at their scheduled wall times (trace
-//     timestamps × time_scale relative to the first request; every 1/rate_rps; exponential
-//     gaps of mean 1/rate_rps from a seeded RNG) and are submitted then, or as soon as a slot
-//     frees up: queueing delay is part of their latency (no coordinated omission).
+//   * trace / constant / poisson: requests arrive at their scheduled wall times, the times the
+//     simulated-time runner uses (sim/arrivals.h: trace timestamps × time_scale relative to the
+//     first request; every 1/rate_rps; exponential gaps of mean 1/rate_rps from the seeded
+//     stream; rounded to whole ns, never decreasing), and are submitted then, or as soon as a
+//     slot frees up: queueing delay is part of their latency (no coordinated omission).
 //   * Ordering: a request that overlaps an I/O in flight, when either writes or discards,
 //     waits until that I/O completes (no stale reads, no reordered writes); the requests after
 //     it wait too (in-order issue). A request longer than max_io_bytes is issued as pieces in
@@ -30,7 +31,7 @@
 #include <time.h>
 
 #include <cstdint>
-#include <random>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,7 @@
 #include "engine/direct.h"
 #include "engine/request.h"
 #include "experiments/run/request_source.h"
+#include "sim/arrivals.h"
 #include "sim/latency_histogram.h"
 #include "sim/timing.h"
 
@@ -54,7 +56,8 @@ struct WallOptions {
   /// Stop admitting requests after this many seconds, then drain (fio's runtime with
   /// time_based). 0 (default) = until the source is exhausted.
   double max_seconds = 0;
-  /// Seed of the Poisson arrival process. Default 1.
+  /// Seed of the Poisson arrival process (the stream RngStream::kArrivalStream of this seed, as
+  /// in simulated time). Default 1.
   uint64_t seed = 1;
 };
 
@@ -85,41 +88,6 @@ inline uint64_t monotonic_ns() {
 }
 
 namespace detail {
-
-/// Arrival times of the open-loop processes, in ns after the run's start.
-class OpenArrivals {
- public:
-  OpenArrivals(const TimingConfig& t, uint64_t seed) : t_(t), rng_(seed), exp_(t.rate_rps / 1e9) {}
-  /// The arrival of the next request (called once per request, in order).
-  uint64_t next(const Request& r) {
-    switch (t_.arrival) {
-      case ArrivalProcess::kTrace: {
-        if (!started_) first_ = r.time_ns, started_ = true;
-        const uint64_t rel = r.time_ns >= first_ ? r.time_ns - first_ : 0;
-        return static_cast<uint64_t>(static_cast<double>(rel) * t_.time_scale);
-      }
-      case ArrivalProcess::kConstant:
-        return static_cast<uint64_t>(static_cast<double>(n_++) * 1e9 / t_.rate_rps);
-      case ArrivalProcess::kPoisson: {
-        const uint64_t at = static_cast<uint64_t>(clock_);
-        clock_ += exp_(rng_);
-        return at;
-      }
-      case ArrivalProcess::kClosedLoop:
-        break;
-    }
-    return 0;
-  }
-
- private:
-  TimingConfig t_;
-  std::mt19937_64 rng_;
-  std::exponential_distribution<double> exp_;
-  bool started_ = false;
-  uint64_t first_ = 0;
-  uint64_t n_ = 0;
-  double clock_ = 0;
-};
 
 void sleep_until_ns(uint64_t t_ns);
 
@@ -154,17 +122,21 @@ class Ring {
 /// a bad request or timing config, std::system_error for an I/O error, VerifyError for a
 /// verify mismatch (I/O in flight is drained first).
 /// REQUIRES: no I/O of dev in flight; called from the thread that created dev.
+/// observe(index, arrival_ns, completion_ns) is called as each request completes, warm-up
+/// included, with times in ns after the run's start (tests compare the arrival times with the
+/// simulated-time runner's).
 /// on_warmup_end() is called once, just before request warmup_requests is issued (after the
 /// last one when the warm-up covers them all), so the caller can snapshot counters there.
-template <class Source, class OnWarmupEnd>
+template <class Source, class OnWarmupEnd, class Observe>
 WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source,
                     uint64_t warmup_requests, const WallOptions& options,
-                    OnWarmupEnd&& on_warmup_end) {
+                    OnWarmupEnd&& on_warmup_end, Observe&& observe) {
   timing.validate();
   if (options.offset_unit_bytes == 0) {
     throw std::invalid_argument("framework.offset_unit: expected at least 1 byte, found 0");
   }
   struct Inflight {
+    uint64_t index;  // in source order
     uint64_t offset, end, arrival_ns, submit_ns;
     uint64_t next;          // next byte to issue
     uint32_t pieces;        // issued, not completed
@@ -182,7 +154,10 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
   // psync runs each I/O inside start(): one request per round, so that its completion is
   // stamped right after it.
   const bool serial = dev.engine() == IoEngineKind::kPsync;
-  detail::OpenArrivals open(timing, options.seed);
+  // Open loop: the arrival processes of the simulated-time runner (sim/arrivals.h), so a seed
+  // gives the same arrival times on the wall clock as in simulated time.
+  std::optional<OpenLoopArrivals> open;
+  if (!closed) open.emplace(timing, options.seed);
   WallResult out;
   TimingMetrics& m = out.timing;
   const uint64_t t0 = monotonic_ns();
@@ -260,7 +235,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
             break;
           }
           io = direct_io_of(dev, req, options.offset_unit_bytes, index);
-          if (!closed) arrival = t0 + open.next(req);
+          if (!closed) arrival = t0 + open->next(req.time_ns);
           have = true;
           counted_wait = false;
         }
@@ -286,6 +261,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
           dev.count_request_trim(io.len);
           const uint64_t done = monotonic_ns();
           if (measured) record(arrival, now, done, io.kind, 0);
+          observe(index - 1, arrival - t0, done - t0);
           if (closed) ready.push_back(done + timing.think_time_ns);
           now = done;
           continue;
@@ -296,7 +272,8 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
           dev.count_request_read(io.len);
         const uint32_t e = free_entries.back();
         free_entries.pop_back();
-        table[e] = Inflight{io.offset,
+        table[e] = Inflight{index - 1,
+                            io.offset,
                             io.offset + io.len,
                             arrival,
                             now,
@@ -336,6 +313,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
           record(f.arrival_ns, f.submit_ns, done, f.write ? DirectIo::kWrite : DirectIo::kRead,
                  f.end - f.offset);
         }
+        observe(f.index, f.arrival_ns - t0, done - t0);
         if (closed) ready.push_back(done + timing.think_time_ns);
         // Remove from `active` (swap with the last).
         const uint32_t pos = f.active_index;
@@ -365,6 +343,15 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
   if (index <= warmup_requests) on_warmup_end();  // the warm-up covered every request
   if (m.requests > 0) m.interval_ns = last_measured_completion - first_measured_arrival;
   return out;
+}
+
+/// As above, observing nothing.
+template <class Source, class OnWarmupEnd>
+WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source,
+                    uint64_t warmup_requests, const WallOptions& options,
+                    OnWarmupEnd&& on_warmup_end) {
+  return run_wall(dev, timing, source, warmup_requests, options,
+                  std::forward<OnWarmupEnd>(on_warmup_end), [](uint64_t, uint64_t, uint64_t) {});
 }
 
 /// As above, without a warm-up callback.
