@@ -1,13 +1,13 @@
 #include "experiments/bench_device.h"
 
 #include <ostream>
-#include <random>
 #include <stdexcept>
 
 #include "devices/block/block_device.h"
 #include "experiments/run/wall_runner.h"
 #include "fmt/format.h"
 #include "sim/fio_json.h"
+#include "sim/rng.h"
 
 namespace flashpq {
 
@@ -22,10 +22,9 @@ class PatternSource {
         random_(random),
         blocks_(blocks),
         io_size_(io_size),
-        rng_(seed),
-        pick_(0, blocks - 1) {}
+        rng_(seed, RngStream::kBenchDeviceStream) {}
   bool next(Request& r) {
-    r.key = random_ ? pick_(rng_) : seq_;
+    r.key = random_ ? rng_.below(blocks_) : seq_;
     if (!random_ && ++seq_ == blocks_) seq_ = 0;
     r.size_bytes = io_size_;
     r.op = write_ ? Op::kSet : Op::kGet;
@@ -37,8 +36,7 @@ class PatternSource {
   uint64_t blocks_;
   uint32_t io_size_;
   uint64_t seq_ = 0;
-  std::mt19937_64 rng_;
-  std::uniform_int_distribution<uint64_t> pick_;
+  RngStream rng_;
 };
 
 std::string json_escape(const std::string& s) {

@@ -21,7 +21,17 @@ namespace flashpq {
 class RngStream {
  public:
   /// Stream ids in use (a new consumer takes a new id, so existing streams stay the same).
+  /// Open-loop Poisson arrivals, simulated time and wall clock alike (sim/arrivals.h).
   static constexpr uint64_t kArrivalStream = 1;
+  /// simflash's d_choices garbage collector: its candidate victims (devices/simflash/ftl.h).
+  static constexpr uint64_t kGcStream = 2;
+  /// The device_io generator's uniform_random offsets (traces/device_io.h).
+  static constexpr uint64_t kDeviceIoStream = 3;
+  /// `flashpq bench-device`'s random offsets (experiments/bench_device.h).
+  static constexpr uint64_t kBenchDeviceStream = 4;
+  /// The data a block device writes: its pattern, and with verify each block's payload
+  /// (devices/block/block_device.h). No results row depends on it.
+  static constexpr uint64_t kDataStream = 5;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

@@ -1,9 +1,8 @@
 // traces/device_io.cpp — the device_io generator (see device_io.h) as a TraceReader.
 #include "traces/device_io.h"
 
-#include <random>
-
 #include "fmt/format.h"
+#include "sim/rng.h"
 #include "traces/generator.h"
 #include "traces/trace_reader.h"
 
@@ -108,7 +107,7 @@ namespace {
 class DeviceIoReader final : public TraceReader {
  public:
   explicit DeviceIoReader(const DeviceIoConfig& c)
-      : c_(c), slots_(c.slots()), name_(c.identity()), rng_(c.seed) {}
+      : c_(c), slots_(c.slots()), name_(c.identity()), rng_(c.seed, RngStream::kDeviceIoStream) {}
 
   size_t read(std::span<Request> out) override {
     const uint64_t total = c_.total_requests();
@@ -126,7 +125,7 @@ class DeviceIoReader final : public TraceReader {
         slot = seq_;
         if (++seq_ == slots_) seq_ = 0;
       } else {
-        slot = static_cast<uint64_t>((static_cast<unsigned __int128>(rng_()) * slots_) >> 64);
+        slot = rng_.below(slots_);
       }
       out[n] = Request{0, slot * c_.io_size_bytes, size, op};
     }
@@ -140,7 +139,7 @@ class DeviceIoReader final : public TraceReader {
   DeviceIoConfig c_;
   uint64_t slots_;
   std::string name_;
-  std::mt19937_64 rng_;
+  RngStream rng_;
   uint64_t next_ = 0;  // requests yielded so far
   uint64_t seq_ = 0;   // next slot of the sequential pattern
 };

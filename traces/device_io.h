@@ -11,10 +11,9 @@
 //      the "sequential fill" of the write-amplification literature (Desnoyers ToS'14 §6) and of
 //      fio preconditioning.
 //   2. `requests` I/Os of the pattern: `sequential` continues from slot 0 and wraps;
-//      `uniform_random` draws every slot with equal probability, independently, from a
-//      std::mt19937_64 seeded with the cell seed (the engine is fully specified by the C++
-//      standard, so the sequence is the same on every platform), mapped to [0, slots) by the
-//      multiply-high method (Lemire 2019; bias < slots / 2^64, i.e. < 2^-30 here).
+//      `uniform_random` draws every slot with equal probability, independently, from the
+//      stream RngStream::kDeviceIoStream of the cell seed (sim/rng.h), mapped to [0, slots) by
+//      the multiply-high method (RngStream::below; Lemire 2019; bias < slots / 2^64).
 // The fill requests come first and always belong to the warm-up (they are the reader's
 // preconditioning_requests(): the warm-up fraction applies to the `requests` part only). It
 // needs framework direct (a requirement the experiment loader checks) and I/O sizes aligned to

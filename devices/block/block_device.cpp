@@ -18,6 +18,7 @@
 
 #include "devices/block/crc32c.h"
 #include "fmt/format.h"
+#include "sim/rng.h"
 
 namespace flashpq {
 
@@ -41,23 +42,6 @@ class FdGuard {
 
 [[noreturn]] void throw_errno(int err, const std::string& what) {
   throw std::system_error(err, std::generic_category(), what);
-}
-
-// xorshift64 (Marsaglia, "Xorshift RNGs", J. Stat. Softw. 8(14), 2003): the data pattern.
-inline uint64_t xorshift64(uint64_t& x) {
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  return x;
-}
-
-// A non-zero state from any seed (splitmix64 finalizer).
-inline uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return z ? z : 1;
 }
 
 }  // namespace
@@ -179,9 +163,9 @@ BlockDevice::BlockDevice(const BlockConfig& config, Opened opened)
     arena_ = static_cast<char*>(p);
     // The pattern written when verify is off: pseudo-random, so a compressing or
     // deduplicating drive cannot shrink it (fio's default buffers are random too).
-    uint64_t x = mix(config_.pattern_seed);
+    RngStream pattern(config_.pattern_seed, RngStream::kDataStream);
     for (size_t i = 0; i + 8 <= arena_bytes_; i += 8) {
-      const uint64_t w = xorshift64(x);
+      const uint64_t w = pattern.next();
       std::memcpy(arena_ + i, &w, 8);
     }
     slots_.resize(depth);
@@ -293,9 +277,10 @@ void BlockDevice::fill_verified(Slot& s) {
   for (uint32_t b = 0; b < s.len; b += lbs) {
     char* blk = s.buf + b;
     const uint64_t off = s.offset + b;
-    uint64_t x = mix(off ^ (gen << 40) ^ gen);
+    // A payload of its own for every (offset, generation).
+    RngStream payload(off ^ (gen << 40) ^ gen, RngStream::kDataStream);
     for (uint32_t i = sizeof(VerifyHeader); i + 8 <= lbs; i += 8) {
-      const uint64_t w = xorshift64(x);
+      const uint64_t w = payload.next();
       std::memcpy(blk + i, &w, 8);
     }
     const VerifyHeader h{kVerifyMagic, off, gen,

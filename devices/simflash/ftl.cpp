@@ -57,30 +57,7 @@ void Ftl::FastDiv::init(uint32_t divisor) {
   m = pow2 ? 0 : ~uint64_t{0} / divisor + 1;
 }
 
-void Ftl::Rng::seed(uint64_t seed) {
-  uint64_t x = seed;
-  for (auto& w : s) {  // splitmix64
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    w = z ^ (z >> 31);
-  }
-}
-
-uint64_t Ftl::Rng::next() {
-  auto rotl = [](uint64_t v, int k) { return (v << k) | (v >> (64 - k)); };
-  const uint64_t result = rotl(s[1] * 5, 7) * 9;
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
-}
-
-Ftl::Ftl(const SimFlashConfig& config) : config_(config) {
+Ftl::Ftl(const SimFlashConfig& config) : config_(config), rng_(config.seed, RngStream::kGcStream) {
   config_.validate();
   lanes_ = config_.erase_blocks_per_superblock();
   sb_pages_ = config_.pages_per_superblock();
@@ -114,7 +91,6 @@ Ftl::Ftl(const SimFlashConfig& config) : config_(config) {
       empty_ring_.assign(nsb_, kNone);
       break;
   }
-  rng_.seed(config_.seed);
 }
 
 void Ftl::throw_out_of_range(uint64_t lpn) const {
@@ -326,7 +302,7 @@ uint32_t Ftl::select_victim() {
       if (n == 0) return kNone;
       uint32_t best_valid = kNone;
       for (uint32_t i = 0; i < config_.gc_d; ++i) {
-        const uint32_t c = sealed_[rng_.below(n)];
+        const uint32_t c = sealed_[static_cast<uint32_t>(rng_.below(n))];
         if (sb_valid_[c] < best_valid) {
           best_valid = sb_valid_[c];
           sb = c;

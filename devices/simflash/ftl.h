@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "devices/simflash/simflash_config.h"
+#include "sim/rng.h"
 
 namespace flashpq {
 
@@ -239,17 +240,6 @@ class Ftl {
     }
   };
 
-  // xoshiro256** (Blackman & Vigna), seeded by splitmix64.
-  struct Rng {
-    uint64_t s[4];
-    void seed(uint64_t seed);
-    uint64_t next();
-    /// Uniform in [0, n) by multiply-high (bias < n / 2^64).
-    uint32_t below(uint32_t n) {
-      return uint32_t((static_cast<unsigned __int128>(next()) * n) >> 64);
-    }
-  };
-
   // The two page maps: 2 MiB-aligned and marked for transparent huge pages (Linux
   // madvise(MADV_HUGEPAGE)) before first touch, so random map accesses on a large geometry do
   // not each pay a TLB miss.
@@ -355,7 +345,7 @@ class Ftl {
   uint32_t empty_head_ = 0;
   uint32_t empty_count_ = 0;
 
-  Rng rng_;
+  RngStream rng_;  // d_choices: stream RngStream::kGcStream of the config's seed
   FtlCounters counters_;
   std::vector<FlashOp>* op_log_ = nullptr;
 };

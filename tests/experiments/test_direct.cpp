@@ -11,6 +11,7 @@
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
 #include "fmt/format.h"
+#include "sim/rng.h"
 #include "tests/test_util.h"
 #include "traces/device_io.h"
 #include "traces/trace_summary.h"
@@ -117,13 +118,13 @@ FtlCounters by_hand(const CellConfig& c, uint64_t warm_requests) {
   SimFlashDevice dev(c.device);
   const uint64_t slots = dev.capacity_bytes() / 4096;
   for (uint64_t s = 0; s < slots; ++s) dev.write(s * 4096, 4096);
-  std::mt19937_64 rng(c.seed);
+  RngStream rng(c.seed, RngStream::kDeviceIoStream);
   const bool random = DeviceIoConfig::from(c.trace).pattern == IoPattern::kUniformRandom;
   FtlCounters warm;
   for (uint64_t i = 0; i < DeviceIoConfig::from(c.trace).requests; ++i) {
     if (i == warm_requests) warm = dev.ftl().counters();
     const uint64_t slot =
-        random ? static_cast<uint64_t>((static_cast<unsigned __int128>(rng()) * slots) >> 64)
+        random ? static_cast<uint64_t>((static_cast<unsigned __int128>(rng.next()) * slots) >> 64)
                : i % slots;
     dev.write(slot * 4096, 4096);
   }
