@@ -14,7 +14,7 @@ constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisso
 // arrival processes that read it.
 const KeySpec kMode = key("timing.mode", ValueType::kEnum)
                           .def("none")
-                          .choices({"none", "simulated", "wall"})
+                          .choices(timing_mode_names())
                           .desc(
                               "none = functional (counts only); simulated = discrete-event time "
                               "on simflash; wall = the wall clock on device block (which is "
@@ -22,7 +22,7 @@ const KeySpec kMode = key("timing.mode", ValueType::kEnum)
                               "device.queue_depth requests in flight)");
 const KeySpec kArrival = key("timing.arrival", ValueType::kEnum)
                              .def("closed_loop")
-                             .choices({"closed_loop", "trace", "constant", "poisson"})
+                             .choices(arrival_process_names())
                              .strict_to_readers()
                              .desc(
                                  "closed_loop = `clients` requests in flight; trace = the "

@@ -12,10 +12,16 @@ const char* io_pattern_name(IoPattern pattern) {
   return pattern == IoPattern::kSequential ? "sequential" : "uniform_random";
 }
 
+const std::vector<std::string>& io_pattern_names() {
+  static const std::vector<std::string> names = {io_pattern_name(IoPattern::kSequential),
+                                                 io_pattern_name(IoPattern::kUniformRandom)};
+  return names;
+}
+
 IoPattern parse_io_pattern(const std::string& name) {
   if (name == "sequential") return IoPattern::kSequential;
   if (name == "uniform_random") return IoPattern::kUniformRandom;
-  throw_unknown_name("trace.pattern", name, {"sequential", "uniform_random"});
+  throw_unknown_name("trace.pattern", name, io_pattern_names());
 }
 
 std::string DeviceIoConfig::identity() const {
@@ -52,7 +58,7 @@ KeySpec field(const std::string& name, ValueType type) {
 
 const KeySpec kPattern = field("pattern", ValueType::kEnum)
                              .def("uniform_random")
-                             .choices({"sequential", "uniform_random"})
+                             .choices(io_pattern_names())
                              .desc("offsets of the I/Os after the fill");
 const KeySpec kOp = field("op", ValueType::kEnum)
                         .def("write")

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "traces/trace_reader.h"
 
@@ -63,6 +64,8 @@ struct DeviceIoConfig {
   static DeviceIoConfig from(const TraceConfig& config);
 };
 
+/// "sequential", "uniform_random", in the order of IoPattern.
+const std::vector<std::string>& io_pattern_names();
 const char* io_pattern_name(IoPattern pattern);
 /// "sequential" | "uniform_random". Throws std::invalid_argument listing the allowed values.
 IoPattern parse_io_pattern(const std::string& name);

@@ -8,10 +8,16 @@ const char* io_engine_name(IoEngineKind kind) {
   return kind == IoEngineKind::kIoUring ? "io_uring" : "psync";
 }
 
+const std::vector<std::string>& io_engine_names() {
+  static const std::vector<std::string> names = {io_engine_name(IoEngineKind::kIoUring),
+                                                 io_engine_name(IoEngineKind::kPsync)};
+  return names;
+}
+
 IoEngineKind parse_io_engine(const std::string& name) {
   if (name == "io_uring") return IoEngineKind::kIoUring;
   if (name == "psync") return IoEngineKind::kPsync;
-  throw_unknown_name("device.engine", name, {"io_uring", "psync"});
+  throw_unknown_name("device.engine", name, io_engine_names());
 }
 
 namespace {
@@ -30,10 +36,8 @@ const KeySpec kCapacity = field("capacity", ValueType::kSize)
                               .units("bytes")
                               .from("the device or file")
                               .desc("bytes used from offset 0");
-const KeySpec kEngine = field("engine", ValueType::kEnum)
-                            .def("io_uring")
-                            .choices({"io_uring", "psync"})
-                            .desc("I/O engine");
+const KeySpec kEngine =
+    field("engine", ValueType::kEnum).def("io_uring").choices(io_engine_names()).desc("I/O engine");
 const KeySpec kQueueDepth =
     field("queue_depth", ValueType::kInt).def("32").range(1, 4096).desc("I/Os in flight at most");
 const KeySpec kMaxIoSize =

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "devices/device.h"
 #include "sim/params.h"
@@ -22,6 +23,8 @@ enum class IoEngineKind : uint8_t {
   kPsync,
 };
 
+/// "io_uring", "psync", in the order of IoEngineKind.
+const std::vector<std::string>& io_engine_names();
 /// "io_uring", "psync".
 const char* io_engine_name(IoEngineKind kind);
 /// Inverse of io_engine_name. Throws std::invalid_argument listing the allowed values.

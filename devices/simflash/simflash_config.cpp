@@ -78,7 +78,25 @@ GcPolicy parse_gc_policy(const std::string& name) {
        {GcPolicy::kGreedy, GcPolicy::kFifo, GcPolicy::kCostBenefit, GcPolicy::kDChoices}) {
     if (name == gc_policy_name(p)) return p;
   }
-  throw_unknown_name("device.gc_policy", name, {"greedy", "fifo", "cost_benefit", "d_choices"});
+  throw_unknown_name("device.gc_policy", name, gc_policy_names());
+}
+
+const std::vector<std::string>& gc_policy_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (GcPolicy p :
+         {GcPolicy::kGreedy, GcPolicy::kFifo, GcPolicy::kCostBenefit, GcPolicy::kDChoices}) {
+      v.emplace_back(gc_policy_name(p));
+    }
+    return v;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& gc_stream_names() {
+  static const std::vector<std::string> names = {gc_stream_name(GcStream::kSeparate),
+                                                 gc_stream_name(GcStream::kShared)};
+  return names;
 }
 
 const char* gc_stream_name(GcStream stream) {
@@ -88,7 +106,7 @@ const char* gc_stream_name(GcStream stream) {
 GcStream parse_gc_stream(const std::string& name) {
   if (name == "separate") return GcStream::kSeparate;
   if (name == "shared") return GcStream::kShared;
-  throw_unknown_name("device.gc_stream", name, {"separate", "shared"});
+  throw_unknown_name("device.gc_stream", name, gc_stream_names());
 }
 
 uint64_t SimFlashConfig::exported_pages() const {
@@ -322,14 +340,12 @@ const KeySpec kOverProvisioning =
         .units("fraction")
         .range(1e-9, 1000)
         .desc("(physical - exported) / exported, instead of utilization");
-const KeySpec kGcPolicy = field("gc_policy", ValueType::kEnum)
-                              .choices({"greedy", "fifo", "cost_benefit", "d_choices"})
-                              .desc("GC victim selection");
+const KeySpec kGcPolicy =
+    field("gc_policy", ValueType::kEnum).choices(gc_policy_names()).desc("GC victim selection");
 const KeySpec kGcD =
     field("gc_d", ValueType::kInt).range(1, 1024).desc("d_choices: candidates per victim");
-const KeySpec kGcStream = field("gc_stream", ValueType::kEnum)
-                              .choices({"separate", "shared"})
-                              .desc("frontier of GC copies");
+const KeySpec kGcStream =
+    field("gc_stream", ValueType::kEnum).choices(gc_stream_names()).desc("frontier of GC copies");
 const KeySpec kGcLowWatermark = field("gc_low_watermark", ValueType::kInt)
                                     .units("superblocks")
                                     .range(1, 16777216)

@@ -58,6 +58,10 @@ enum class GcStream : uint8_t {
   kShared,
 };
 
+/// "greedy", "fifo", "cost_benefit", "d_choices", in the order of GcPolicy.
+const std::vector<std::string>& gc_policy_names();
+/// "separate", "shared", in the order of GcStream.
+const std::vector<std::string>& gc_stream_names();
 /// "greedy", "fifo", "cost_benefit", "d_choices".
 const char* gc_policy_name(GcPolicy policy);
 /// Inverse of gc_policy_name. Throws std::invalid_argument naming the allowed values.

@@ -27,6 +27,13 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
       fmt::format("{}: key '{}': expected {}, found '{}'", where, key, expected, found));
 }
 
+// Every schema key, for messages.
+std::string all_keys() {
+  std::vector<std::string> k;
+  for (const auto& s : experiment_schema()) k.push_back(s.spec.name);
+  return join(k);
+}
+
 // The keys allowed under a section (its part after the dot), or the top-level keys for "".
 std::string allowed_keys_under(const std::string& section) {
   std::vector<std::string> keys;
@@ -91,10 +98,8 @@ std::vector<ParsedFile::Exclusion> parse_exclude(const std::string& where, const
       const std::string key = kv.first.Scalar();
       const std::string kwhere = where_of(file, kv.first);
       if (!find_key(key)) {
-        std::vector<std::string> k;
-        for (const auto& s : experiment_schema()) k.push_back(s.spec.name);
         throw ConfigError(
-            fmt::format("{}: unknown exclude key '{}' (allowed: {})", kwhere, key, join(k)));
+            fmt::format("{}: unknown exclude key '{}' (allowed: {})", kwhere, key, all_keys()));
       }
       if (e.values.count(key)) throw ConfigError(kwhere + ": key '" + key + "' given twice");
       auto& vals = e.values[key];
@@ -157,11 +162,7 @@ ParsedFile parse_file(const std::string& file) {
         const std::string awhere = where_of(file, axis.first);
         if (!find_key(akey)) {
           throw ConfigError(
-              fmt::format("{}: unknown matrix key '{}' (allowed: {})", awhere, akey, [] {
-                std::vector<std::string> k;
-                for (const auto& s : experiment_schema()) k.push_back(s.spec.name);
-                return join(k);
-              }()));
+              fmt::format("{}: unknown matrix key '{}' (allowed: {})", awhere, akey, all_keys()));
         }
         for (const auto* group : {&pf.matrix, &pf.zip}) {
           for (const auto& [k, _] : *group) {
@@ -214,10 +215,8 @@ void apply_override(ParsedFile& pf, const Override& o) {
   if (o.key == "name") return void(pf.name = o.value);
   if (o.key == "output") return void(pf.output = o.value);
   if (!find_key(o.key)) {
-    std::vector<std::string> k;
-    for (const auto& s : experiment_schema()) k.push_back(s.spec.name);
     throw ConfigError(
-        fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where, o.key, join(k)));
+        fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where, o.key, all_keys()));
   }
   auto axis = std::find_if(pf.matrix.begin(), pf.matrix.end(),
                            [&](const auto& a) { return a.first == o.key; });

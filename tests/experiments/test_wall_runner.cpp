@@ -238,8 +238,9 @@ TEST_CASE("open-loop arrivals: the wall clock and simulated time give a seed the
     o.seed = seed;
     SpanSource wall_source(reqs);
     t.mode = TimingMode::kWall;
-    run_wall(file, t, wall_source, 0, o, [] {},
-             [&](uint64_t i, uint64_t arrival, uint64_t) { wall[i] = arrival; });
+    run_wall(
+        file, t, wall_source, 0, o, [] {},
+        [&](uint64_t i, uint64_t arrival, uint64_t) { wall[i] = arrival; });
     SpanSource sim_source(reqs);
     t.mode = TimingMode::kSimulated;
     run_timed(
