@@ -47,10 +47,25 @@ concept SkipIncreaseQueue = requires(Q& q, Handle h) {
   { q.skip_increase(h) } -> std::convertible_to<bool>;
 };
 
+/// The queue interface every framework offers a policy (engine/queue.h: insert, increase,
+/// priority), and nothing more: the Policy concept checks a policy's hooks against it, so a
+/// policy that needs a framework's extras (GridQueue, SkipIncreaseQueue) must test for them
+/// with `if constexpr` and keep a path for any queue. Declarations only: never built.
+struct PolicyQueueArchetype {
+  void insert(Handle h, double p);
+  void increase(Handle h, double p);
+  double priority(Handle h) const;
+};
+
+/// A policy (see the file comment): its kind, its grid, and the three hooks, callable on any
+/// queue of the §4.1 interface.
 template <class P>
-concept Policy = requires(P p, const P cp) {
+concept Policy = requires(P p, const P cp, PolicyQueueArchetype& q, ObjectTable& t, Handle h) {
   { P::kKind } -> std::convertible_to<PriorityKind>;
   { cp.grid() } -> std::convertible_to<uint32_t>;
+  p.on_insert(q, t, h);
+  p.on_hit(q, t, h);
+  p.on_evict(q, t, h);
 };
 
 }  // namespace flashpq

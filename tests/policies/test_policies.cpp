@@ -29,6 +29,23 @@
 namespace flashpq {
 namespace {
 
+// The Policy concept (engine/policy.h) checks the hooks, not only the kind and the grid.
+struct WithoutHitHook {
+  static constexpr PriorityKind kKind = PriorityKind::kRelative;
+  uint32_t grid() const { return 1; }
+  template <class Q>
+  void on_insert(Q&, ObjectTable&, Handle) {}
+  template <class Q>
+  void on_evict(Q&, ObjectTable&, Handle) {}
+};
+struct WithHitHook : WithoutHitHook {
+  template <class Q>
+  void on_hit(Q&, ObjectTable&, Handle) {}
+};
+static_assert(!Policy<WithoutHitHook>);
+static_assert(Policy<WithHitHook>);
+static_assert(Policy<FifoPolicy> && Policy<LruPolicy> && Policy<SlruPolicy> && Policy<GdsfPolicy>);
+
 using namespace flashpq::testing;  // tests/test_util.h
 
 // ---------------------------------------------------------------------------------------------
