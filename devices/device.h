@@ -1,6 +1,6 @@
 // devices/device.h — the device extension point.
 //
-// Source: DESIGN.md "Data flow" (device), modelled on CacheLib navy's Device: the public
+// Source: docs/DESIGN.md "Data flow" (device), modelled on CacheLib navy's Device: the public
 // non-virtual write/read/trim check alignment and bounds and do the accounting; a private
 // virtual hook does the work. A framework places objects on a device only through this class,
 // so the same framework runs on `null`, `simflash` and `block` unchanged.

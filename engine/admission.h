@@ -1,6 +1,6 @@
 // engine/admission.h — the admission extension point: does a missed object enter the cache?
 //
-// An admission policy A composes with every policy and framework (DESIGN.md "admission"). The
+// An admission policy A composes with every policy and framework (docs/DESIGN.md "Data flow"). The
 // cache calls, per request:
 //   a.record(key)                  on every get and set (frequency estimators count accesses);
 // and before inserting a miss or a set:

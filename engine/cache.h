@@ -1,6 +1,6 @@
 // engine/cache.h — the cache: request semantics on top of a policy and a priority queue.
 //
-// Source: DESIGN.md "Data flow". The cache owns the index (ObjectTable), the policy and the
+// Source: docs/DESIGN.md "Data flow". The cache owns the index (ObjectTable), the policy and the
 // queue; it turns each Request into the policy's priority-queue operations (RIPQ paper §4.1):
 //   * get, cached:     a hit; the object is read from the device where it is on flash
 //                      (framework.read_hits), then the policy may increase its priority.

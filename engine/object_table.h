@@ -5,7 +5,7 @@
 // Handle, the index of its entry in a slab; freed entries are recycled through a free list, so
 // the steady state allocates nothing per request.
 //
-// Memory is the point of the layout (issue: at most 32 B of DRAM per cached object; the paper's
+// Memory is the point of the layout (at most 32 B of DRAM per cached object; the paper's
 // entries are ~20 B plus 2 B for RIPQ's virtual block). The index is chained, as CacheLib's
 // ChainedHashTable and memcached are: an array of 4-byte buckets, each the handle of the first
 // entry of its chain, and a 4-byte chain link inside each entry. A key's bucket is the high half

@@ -14,7 +14,7 @@
 //   void increase(Handle, double p);          §4.1 increase
 //   double priority(Handle) const;            the object's current priority
 //   void read_hit(Handle);                    a hit: read the object from the device where
-//                                             it is on flash (FrameworkConfig::read_hits)
+//                                             it is on flash (framework.read_hits)
 //   void remove(Handle);                      a delete or a replacement: drop the object
 //   uint64_t used_bytes() const;              bytes of cached objects
 //   bool places_objects() const;              whether objects are written to the device at

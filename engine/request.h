@@ -1,6 +1,6 @@
 // engine/request.h — the unit of work every trace source yields and every cache consumes.
 //
-// Source: DESIGN.md "Data flow": Request = {time_ns, key:u64, size_bytes:u32, op}.
+// Source: docs/DESIGN.md "Data flow": Request = {time_ns, key:u64, size_bytes:u32, op}.
 #pragma once
 
 #include <cstdint>

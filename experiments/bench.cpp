@@ -69,7 +69,7 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
                      config.trace_path, summary.requests, summary.unique_objects,
                      summary.working_set_bytes, cc.capacity_bytes, config.capacity_fraction);
   // DRAM per cached object at the end of the run, in the parts of engine/queue.h: the index map
-  // (the paper's "~20 B" entry, issue 3's target of at most 32 B), the queue structure, their
+  // (the paper's "~20 B" entry; FlashPQ's target is at most 32 B), the queue structure, their
   // sum (the framework's DRAM besides its block buffers), and the admission sketch.
   out << fmt::format(
       "{:<6} {:<6} {:<8} {:<10} {:>12} {:>10} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>9}\n",

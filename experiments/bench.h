@@ -1,5 +1,5 @@
-// sim/bench.h — `flashpq bench`: requests per second of each framework, policy and admission;
-// `flashpq bench --des`: events per second of the discrete-event timed mode.
+// experiments/bench.h — `flashpq bench`: requests per second of each framework, policy and
+// admission; `flashpq bench --des`: events per second of the discrete-event timed mode.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ struct BenchConfig {
   /// their defaults (engine/admission.h). In memory they take turns within each repetition, so
   /// a change of the machine's load falls on all of them alike; when "none" is among them, every
   /// other row also prints its overhead: its best time over the best time of "none", minus 1
-  /// (issue 3's target: at most 30 %). Default {"none"}.
+  /// (FlashPQ's target: at most 30 %). Default {"none"}.
   std::vector<std::string> admissions = {"none"};
   /// Timed repetitions per measurement; the best is reported. Default 3.
   int repeat = 3;
@@ -44,7 +44,7 @@ struct BenchConfig {
 /// policy or framework.
 int run_bench(const BenchConfig& config, std::ostream& out);
 
-/// `flashpq bench --des`: the discrete-event engine's speed (issue 4 item 7: ≥ 2 M events/s).
+/// `flashpq bench --des`: the discrete-event engine's speed (target: ≥ 2 M events/s).
 struct DesBenchConfig {
   /// simflash profile (simflash_profile_names()). Default "mqsim" (512 GiB physical, 8 KiB
   /// pages: ~0.5 GiB of page maps).

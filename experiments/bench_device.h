@@ -1,4 +1,4 @@
-// sim/bench_device.h — `flashpq bench-device`: the block device's I/O path on one fio-like
+// experiments/bench_device.h — `flashpq bench-device`: the block device's I/O path on one fio-like
 // pattern, for comparison with fio on the same file (scripts/bench_vs_fio.sh).
 #pragma once
 

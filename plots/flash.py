@@ -162,7 +162,7 @@ SVR_METRICS = (
 # and the C++ side clamps the extreme ranks to the exact min/max.
 PERCENTILE_TOLERANCE = 0.02
 
-# Size units of the experiment files (experiments/experiment.cpp, parse_size).
+# Size units of the experiment files (sim/params.cpp, parse_size).
 _SIZE_UNITS = {
     "": 1, "B": 1,
     "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40,
@@ -323,7 +323,7 @@ def parse_size(text: str) -> int:
     """Bytes of a size written as in the experiment files: ``4096``, ``4KiB``, ``16MiB``, ``1GB``.
 
     Binary units KiB..TiB = 2**10..2**40, decimal kB/KB..TB = 10**3..10**12, B = 1 (the
-    rules of ``parse_size`` in experiments/experiment.cpp).  Raises :class:`ResultsError` on
+    rules of ``parse_size`` in sim/params.cpp).  Raises :class:`ResultsError` on
     anything else or on 0.
     """
     m = _SIZE_RE.fullmatch(str(text).strip())

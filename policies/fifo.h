@@ -1,7 +1,7 @@
 // policies/fifo.h — FIFO: insertion order, hits change nothing.
 //
 // On the relative interface of §4.1: insert(x, 1) at the head, never increase. Delete-min takes
-// the oldest insertion. On RIPQ and SIPQ this is the plain cyclic log (DESIGN.md).
+// the oldest insertion. On RIPQ and SIPQ this is the plain cyclic log (docs/DESIGN.md "Data flow").
 #pragma once
 
 #include "policies/policy.h"

@@ -42,8 +42,8 @@
 // miss that would evict, so both are inlined into it (out of line, each call also saved and
 // restored five registers); increment() handles the key's two words as one 2 × 64-bit
 // vector and counts down to the reset; estimate() lifts the four counters with SSE2 products.
-// None of this changes a counter, an addition or a reset (tests/test_tinylfu.cpp checks them
-// in lockstep against a per-counter reference). On w106 at 10 % of its working set
+// None of this changes a counter, an addition or a reset (tests/policies/test_tinylfu.cpp checks
+// them in lockstep against a per-counter reference). On w106 at 10 % of its working set
 // (`flashpq bench --policies fifo,lru --admission none,tinylfu`; callgrind, replay loop only):
 // exact LRU takes 168 instructions per request with TinyLFU and 96 without, exact FIFO 161 and
 // 78. Most of it is the sketch's own: with every decision computed but ignored (the workload

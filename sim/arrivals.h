@@ -1,8 +1,8 @@
 // sim/arrivals.h — open-loop arrival processes of the timed mode: when each request arrives.
 //
-// Source: DESIGN.md "Time" and issue 4 item 4. Three open-loop processes (the closed loop, N
+// Source: docs/DESIGN.md "Time". Three open-loop processes (the closed loop, N
 // clients each issuing its next request when the previous one completes, is driven by the
-// timed runner, sim/timed_runner.h, from completions):
+// simulated-time runner, experiments/run/simulated_runner.h, from completions):
 //   trace     request i arrives at (t_i − t_0) × time_scale, t_i its trace timestamp, t_0 the
 //             first request's: the trace's own inter-arrival times, stretched or compressed;
 //   constant  request i arrives at i / rate_rps seconds (fio's rate_iops with a fixed period);

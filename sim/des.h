@@ -1,8 +1,8 @@
 // sim/des.h — the discrete-event kernel of the timed mode: an integer-nanosecond clock and one
 // event queue ordered by (time, sequence number). Its random numbers come from sim/rng.h.
 //
-// Source: DESIGN.md "Time" ("a simulated clock in integer nanoseconds, one event queue ordered by
-// (time, sequence number) so ties are deterministic, seeded RNGs only"). The queue is the
+// Source: docs/DESIGN.md "Time" ("a simulated clock in integer nanoseconds, one event queue ordered
+// by (time, sequence number) so ties are deterministic, seeded RNGs only"). The queue is the
 // textbook event list of a discrete-event simulator (Law, "Simulation Modeling and Analysis",
 // 5th ed., §1.3): pop the earliest event, advance the clock to its time, handle it. Events that
 // fall at the same nanosecond are handled in the order they were scheduled (the sequence number,

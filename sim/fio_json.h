@@ -1,5 +1,5 @@
 // sim/fio_json.h — fio's names for the timing of a run, so a FlashPQ row and a fio result
-// read the same way (issue 5 item 2).
+// read the same way (README "Real devices").
 #pragma once
 
 #include <string>

@@ -1,8 +1,8 @@
 // devices/simflash/simflash_config.h — the `device.simflash` section: flash geometry, exported
 // capacity, garbage-collection policy and NAND timings, and the named device profiles.
 //
-// Geometry (DESIGN.md "device"): channels × dies per channel × planes per die × blocks per
-// plane × pages per block, pages of page_size_bytes. A superblock is block k of every
+// Geometry (docs/DESIGN.md "Data flow", the device): channels × dies per channel × planes per die ×
+// blocks per plane × pages per block, pages of page_size_bytes. A superblock is block k of every
 // (channel, die, plane) — the "aggregated erase block across all parallel chips" of the RIPQ
 // paper §3 — so there are blocks_per_plane superblocks, each of
 // channels × dies_per_channel × planes_per_die erase blocks. The FTL (ftl.h) maps page-sized

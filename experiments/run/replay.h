@@ -1,4 +1,4 @@
-// sim/replay.h — the per-request loop: trace → cache → stats.
+// experiments/run/replay.h — the per-request loop: trace → cache → stats.
 #pragma once
 
 #include <algorithm>

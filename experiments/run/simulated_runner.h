@@ -1,6 +1,7 @@
-// sim/timed_runner.h — the simulated-time run of a request stream on a simflash device.
+// experiments/run/simulated_runner.h — the simulated-time run of a request stream on a simflash
+// device.
 //
-// Source: DESIGN.md "Time" (timed mode) and issue 4 item 4. The runner owns the event queue
+// Source: docs/DESIGN.md "Time" (the simulated mode). The runner owns the event queue
 // (sim/des.h) and the dies and channels (devices/simflash/flash_timing.h); the caller owns the
 // device, the request source and the functional "issue" step. For each request, in source
 // order:

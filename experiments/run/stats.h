@@ -1,6 +1,6 @@
-// sim/stats.h — hit-ratio accounting for one cell, after the warm-up.
+// experiments/run/stats.h — hit-ratio accounting for one cell, after the warm-up.
 //
-// Definitions (DESIGN.md "Results"; libCacheSim's and the RIPQ paper's usage):
+// Definitions (docs/DESIGN.md "Results"; libCacheSim's and the RIPQ paper's usage):
 //   object_hit_ratio = hits / get_requests;
 //   byte_hit_ratio   = bytes_hit / bytes_requested, both summing the request's size_bytes
 //                      (the size in the trace, also in unit-size mode);

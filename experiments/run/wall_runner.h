@@ -1,4 +1,4 @@
-// devices/block/wall_runner.h — device workloads on a real device, timed by the wall clock:
+// experiments/run/wall_runner.h — device workloads on a real device, timed by the wall clock:
 // every request is one block I/O (get → read, set → write, delete → discard) at byte offset
 // key × offset_unit_bytes, length size_bytes, kept in flight through io_uring.
 //

@@ -1,6 +1,6 @@
-// tests/test_block_device.cpp — the block device on a regular O_DIRECT file (no root needed):
-// CRC32C against RFC 3720's vectors, configuration, geometry from statx, verify headers read
-// back independently, corruption and stale writes caught with their offset, misaligned I/O
+// tests/devices/test_block_device.cpp — the block device on a regular O_DIRECT file (no root
+// needed): CRC32C against RFC 3720's vectors, configuration, geometry from statx, verify headers
+// read back independently, corruption and stale writes caught with their offset, misaligned I/O
 // refused, discard punching holes, splitting, the psync engine, the file lock, the signature
 // gate; and the wall-clock runner (ordering, warm-up, arrivals, discards).
 #include <fcntl.h>

@@ -1,8 +1,8 @@
-// tests/test_block_safety.cpp — the safety gate: the mountinfo and swaps parsers, the refusal
-// rules on hand-made reports, files (swap listed, loop backing, device check writes nothing),
-// and, as root with losetup (skipped with a message otherwise), loop devices: plain, with 4 KiB
-// logical sectors (512 B I/O refused), discard shrinking the backing file, ext4 mounted (whole
-// device and partition), swap, a signature overridden by --force-destroy, holders, and an
+// tests/devices/test_block_safety.cpp — the safety gate: the mountinfo and swaps parsers, the
+// refusal rules on hand-made reports, files (swap listed, loop backing, device check writes
+// nothing), and, as root with losetup (skipped with a message otherwise), loop devices: plain, with
+// 4 KiB logical sectors (512 B I/O refused), discard shrinking the backing file, ext4 mounted
+// (whole device and partition), swap, a signature overridden by --force-destroy, holders, and an
 // injected corruption caught by verify. Never a real disk of this machine: loop devices and
 // files only, every one detached/unmounted by RAII.
 #include <fcntl.h>

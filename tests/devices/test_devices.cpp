@@ -1,5 +1,5 @@
-// tests/test_devices.cpp — the device extension point: the null device's accounting, alignment
-// and bounds checks, DeviceConfig validation and the registry.
+// tests/devices/test_devices.cpp — the device extension point: the null device's accounting,
+// alignment and bounds checks, DeviceConfig validation and the registry.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <stdexcept>

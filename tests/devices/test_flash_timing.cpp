@@ -1,7 +1,7 @@
-// tests/test_flash_timing.cpp — simflash timing (devices/simflash/flash_timing.h) and the timed
-// runner (sim/timed_runner.h): hand-computed timelines of single operations, multi-plane
-// commands and GC copies; closed- and open-loop runs with hand-computed latencies; and the three
-// checks of issue 4 item 4:
+// tests/devices/test_flash_timing.cpp — simflash timing (devices/simflash/flash_timing.h) and the
+// timed runner (experiments/run/simulated_runner.h): hand-computed timelines of single operations,
+// multi-plane commands and GC copies; closed- and open-loop runs with hand-computed latencies; and
+// the three checks of docs/DESIGN.md "Time":
 //   * one closed-loop client reading one page sees exactly tR + page / channel bandwidth;
 //   * sequential writes reach min(channels × channel bandwidth, dies × planes × page / tPROG)
 //     within 2 % (die-bound and channel-bound geometries);
@@ -486,7 +486,7 @@ TEST_CASE("timed runs are reproducible and reject a non-simulated mode", "[flash
 }
 
 // ---------------------------------------------------------------------------------------------
-// Throughput (issue 4 item 4).
+// Throughput (docs/DESIGN.md "Time").
 
 // Closed loop of `clients`, one page per request, writes at the page offsets `pages` (in order);
 // returns the result, with the FTL counters of the measured part in *ftl_measured.

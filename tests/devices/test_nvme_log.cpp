@@ -1,4 +1,4 @@
-// tests/test_nvme_log.cpp — the drive's write counters from nvme-cli's JSON (fixtures in
+// tests/devices/test_nvme_log.cpp — the drive's write counters from nvme-cli's JSON (fixtures in
 // tests/data/nvme/, see its README): units, the 128-bit hi/lo halves, the legacy float form,
 // errors, and wa_device from two snapshots (values hand-computed from the fixtures).
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// tests/test_simflash.cpp — simflash: configuration and profiles, the FTL on hand-computed
+// tests/devices/test_simflash.cpp — simflash: configuration and profiles, the FTL on hand-computed
 // sequences, TRIM, counters and erase counts, the device seam, and (tag [slow]) validation of
 // write amplification against the analytic models of uniform random writes:
 //   fifo      Desnoyers, "Analytic modeling of SSD write performance", SYSTOR'12, Eq. 4:
@@ -191,7 +191,7 @@ TEST_CASE("write-amplification models: limits and the greedy cross-check", "[sim
       const double mf = wa_greedy_meanfield(rho, b);
       const double d12 = wa_greedy_desnoyers(rho, b);
       INFO("rho " << rho << " b " << b << " mean-field " << mf << " Eq.12 " << d12);
-      CHECK(std::abs(rel_err(d12, mf)) < 0.005);  // the issue's claim: within 0.5 %
+      CHECK(std::abs(rel_err(d12, mf)) < 0.005);  // the claim: within 0.5 %
       CHECK(mf < a);
       CHECK(a < wa_random(rho));
     }
@@ -701,7 +701,7 @@ TEST_CASE("simflash's keys: the profile, then each key that is set; the row show
 }
 
 // ---------------------------------------------------------------------------------------------
-// Validation against the analytic models (item 3 of the issue). Geometries of 2^18–2^19
+// Validation against the analytic models. Geometries of 2^18–2^19
 // physical pages (1024–4096 superblocks); sequential fill, 6 × the user pages of random warm-up,
 // then 6 × measured. Each row prints: measured WA, the model at the measured ρ, the error.
 

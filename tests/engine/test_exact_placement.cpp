@@ -1,4 +1,4 @@
-// tests/test_exact_placement.cpp — the exact framework's naive placement (RIPQ paper §4.2,
+// tests/engine/test_exact_placement.cpp — the exact framework's naive placement (RIPQ paper §4.2,
 // "Naive Design"; engine/exact/naive_placement.h).
 //
 //  * Hand-computed sequences: every offset, write and trim below was worked out by hand from

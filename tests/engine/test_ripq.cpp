@@ -237,7 +237,7 @@ TEST_CASE("RIPQ's skip_increase() is an increase that could not move the object"
 #ifdef FLASHPQ_SHARED_TRACES
 TEST_CASE("RIPQ-LRU and RIPQ-SLRU-3 with K = 8 and B <= C/256 are within 0.5 % of exact",
           "[frameworks][ripq][slow]") {
-  // Issue 3 (§6 "Approximation Fidelity": RIPQ's SLRU hit ratios within 0.2 % of exact on the
+  // Fidelity (§6 "Approximation Fidelity": RIPQ's SLRU hit ratios within 0.2 % of exact on the
   // paper's traces) on the three shared traces, at 10 % of each working set and blocks of
   // C/256, C/512 and C/1024. The paper's regime is blocks that hold many objects (256 MiB
   // blocks of photos): adaptsize's objects average 7.6 KiB, so its blocks stop at C/512
@@ -518,7 +518,7 @@ namespace flashpq {
 
 TEST_CASE("index map: at most 32 B per cached object; with the queue structure, every byte once",
           "[frameworks][ripq][index]") {
-  // Issue 3's target (the paper's Index Map entry is ~20 B plus RIPQ's 2 B virtual block id,
+  // The target (the paper's Index Map entry is ~20 B plus RIPQ's 2 B virtual block id,
   // §4.2): the index map is the table's buckets and, per entry, its key, size and chain link
   // (16 B) and the framework words that locate the object. Exact queues order objects with
   // their words (relative: prev, next, slot — 12 B; absolute: prev, the heap position — 4 B),

@@ -1,4 +1,4 @@
-// tests/test_sipq.cpp — SIPQ, the Single Insertion Priority Queue (RIPQ paper §5, Figure 8;
+// tests/engine/test_sipq.cpp — SIPQ, the Single Insertion Priority Queue (RIPQ paper §5, Figure 8;
 // engine/sipq/sipq_queue.h), and the byte balance of every framework.
 //
 //  * Hand-computed sequences (worked out by hand from the file comment of sipq_queue.h): the

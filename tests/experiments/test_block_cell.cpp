@@ -1,5 +1,5 @@
-// tests/test_block_cell.cpp — the block device in YAML experiments: the device.* keys, errors
-// before anything runs (keys that do not apply, missing path, misaligned generator I/O), the
+// tests/experiments/test_block_cell.cpp — the block device in YAML experiments: the device.* keys,
+// errors before anything runs (keys that do not apply, missing path, misaligned generator I/O), the
 // direct framework through the wall-clock runner (verify counts and fio's names checked
 // against the workload's own arithmetic), and a cache framework whose hit ratio and host
 // writes on a real file equal those on the null device (the device must not change the

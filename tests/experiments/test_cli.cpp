@@ -1,5 +1,6 @@
-// tests/test_cli.cpp — the `flashpq` command line, run as a process: exit statuses (0 ok, 1 some
-// cells failed, 2 bad command line or configuration), results files, --set, -o and --help.
+// tests/experiments/test_cli.cpp — the `flashpq` command line, run as a process: exit statuses (0
+// ok, 1 some cells failed, 2 bad command line or configuration), results files, --set, -o and
+// --help.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -444,7 +445,7 @@ TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]")
   CHECK_THAT(r.out, Contains("-o,--output"));
 }
 
-// The bench and `flashpq run` build their caches apart (sim/bench.cpp, sim/cell_runner.cpp):
+// The bench and `flashpq run` build their caches apart (experiments/bench.cpp, experiments/run/):
 // the same framework, policy and admission at the same capacity must give the same hit ratio.
 TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hit ratios as run",
           "[cli]") {

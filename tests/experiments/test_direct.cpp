@@ -1,8 +1,8 @@
-// Tests of the `direct` framework (sim/direct.h) and of simflash in YAML experiments: the
-// device.* keys (profile + key-by-key overrides), the device_io generator driving the device,
-// the FTL columns measured after the warm-up (checked against a second implementation that
-// drives SimFlashDevice by hand), and combined write amplification of cache frameworks
-// (issue 4, item 5).
+// Tests of the `direct` framework (engine/direct.h, experiments/run/direct.h) and of simflash in
+// YAML experiments: the device.* keys (profile + key-by-key overrides), the device_io generator
+// driving the device, the FTL columns measured after the warm-up (checked against a second
+// implementation that drives SimFlashDevice by hand), and combined write amplification of cache
+// frameworks (README "Flash devices and device workloads").
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -45,7 +45,7 @@ ResultRow run(const CellConfig& cell) {
   return run_cell(cell, summarize_trace(cell.trace));
 }
 
-// The issue's shape, with fewer requests.
+// The shape of experiments/flash_fig2.yaml, with fewer requests.
 const char* kDeviceIo = R"(
 trace:     {format: generator, generator: device_io, pattern: uniform_random, op: write, io_size: 4KiB, requests: 400000}
 warmup: 0.5
@@ -157,7 +157,7 @@ TEST_CASE("direct: FTL columns after the warm-up agree with a hand-driven device
     if (std::string(pattern) == "sequential") {
       CHECK(number(row, "wa_ftl") == 1.0);  // whole superblocks invalidated in order
     } else {
-      // ρ = 0.9, greedy, b = 64: Desnoyers' Eq. 12 model ≈ 4.95 (tests/test_simflash.cpp
+      // ρ = 0.9, greedy, b = 64: Desnoyers' Eq. 12 model ≈ 4.95 (tests/devices/test_simflash.cpp
       // validates the FTL itself to 1 %; this geometry is small, so only the range).
       CHECK(number(row, "wa_ftl") > 3.5);
       CHECK(number(row, "wa_ftl") < 5.5);

@@ -1,5 +1,5 @@
-// tests/test_experiments.cpp — the experiment layer: YAML loading and matrix expansion, error
-// messages (file, line, key, what is allowed), --set overrides, sizes and capacities, and the
+// tests/experiments/test_experiments.cpp — the experiment layer: YAML loading and matrix expansion,
+// error messages (file, line, key, what is allowed), --set overrides, sizes and capacities, and the
 // results rows run_cell produces on the bundled AdaptSize trace, checked against the figures of
 // its README (66,987 requests, 36,815 unique objects, working set 278,854,232 bytes; computed
 // independently of FlashPQ), and every framework × policy × admission through the sweep, with
@@ -871,7 +871,7 @@ TEST_CASE("run_cell and failed_row have the same columns in the same order", "[e
   CHECK(m.at("hits").empty());
   CHECK(m.at("cache_capacity_bytes").empty());
   CHECK(m.at("policy.name") == "lru");
-  // The metrics DESIGN.md "Results" names that this layer produces.
+  // The metrics docs/DESIGN.md "Results" names that this layer produces.
   for (const char* name : {"requests", "get_requests", "hits", "object_hit_ratio", "byte_hit_ratio",
                            "compulsory_misses", "index_bytes", "wall_seconds",
                            "cache_capacity_bytes", "trace_hash", "seed"}) {
@@ -1015,10 +1015,11 @@ TEST_CASE("a sweep written twice is identical but for wall_seconds", "[experimen
 // Every framework × policy × admission, through the sweep users run.
 
 // The DRAM of TinyLFU's sketch and doorkeeper for a cache of `capacity` bytes on the bundled
-// trace, from their specifications (sim/cell_runner.h expected_cached_objects, policies/tinylfu.h
-// FrequencySketch and Doorkeeper), not from the code that sizes them: n = capacity ÷ ⌊working
-// set ÷ unique objects⌋ objects expected; the sketch max(8, 2^⌈log2 n⌉) words of 8 bytes; the
-// doorkeeper max(128, 2^⌈log2 ⌈3n × −ln 0.01 ÷ ln²2⌉⌉) bits (3 insertions per object at fpp 1 %).
+// trace, from their specifications (experiments/run/measure.h expected_cached_objects,
+// policies/tinylfu.h FrequencySketch and Doorkeeper), not from the code that sizes them: n =
+// capacity ÷ ⌊working set ÷ unique objects⌋ objects expected; the sketch max(8, 2^⌈log2 n⌉) words
+// of 8 bytes; the doorkeeper max(128, 2^⌈log2 ⌈3n × −ln 0.01 ÷ ln²2⌉⌉) bits (3 insertions per
+// object at fpp 1 %).
 uint64_t expected_objects(uint64_t capacity) {
   return std::max<uint64_t>(1, capacity / (kTraceWorkingSet / kTraceUnique));
 }

@@ -1,5 +1,6 @@
-// tests/test_results.cpp — the results writer: CSV (RFC 4180 quoting, one header) and JSON Lines
-// (numbers unquoted, empty numbers null, strings escaped), column checks and file creation.
+// tests/experiments/test_results.cpp — the results writer: CSV (RFC 4180 quoting, one header) and
+// JSON Lines (numbers unquoted, empty numbers null, strings escaped), column checks and file
+// creation.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
-// Tests of sim/stats.h (HitStats) and sim/replay.h: every counter against a brute-force
-// reference, with sets, deletes and the warm-up boundary anywhere in a batch.
+// Tests of experiments/run/stats.h (HitStats) and experiments/run/replay.h: every counter against a
+// brute-force reference, with sets, deletes and the warm-up boundary anywhere in a batch.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -51,7 +51,7 @@ class VectorReader final : public TraceReader {
   std::string path_ = "vector";
 };
 
-// The definitions of sim/stats.h, computed directly.
+// The definitions of experiments/run/stats.h, computed directly.
 HitCounters reference(const std::vector<Request>& reqs, uint64_t warmup) {
   FakeCache cache;
   std::unordered_set<uint64_t> seen;

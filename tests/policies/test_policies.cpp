@@ -1,4 +1,4 @@
-// tests/test_policies.cpp — correctness of the cache policies on the exact framework.
+// tests/policies/test_policies.cpp — correctness of the cache policies on the exact framework.
 //
 //  * Agreement: the engine (Cache<P, exact queue>) and the independent reference models of
 //    tests/reference_models.h agree request by request on real traces and on random sequences.

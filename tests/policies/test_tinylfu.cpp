@@ -1,4 +1,4 @@
-// tests/test_tinylfu.cpp — TinyLFU admission (policies/tinylfu.h) and W-TinyLFU
+// tests/policies/test_tinylfu.cpp — TinyLFU admission (policies/tinylfu.h) and W-TinyLFU
 // (policies/wtinylfu.h).
 //
 //  * The sketch: the count-min property on real traces against exact counts, saturation at 15,
@@ -88,7 +88,7 @@ std::vector<std::pair<std::string, const std::vector<Request>*>> sketch_traces()
   return out;
 }
 
-/// Working-set size as in tests/test_policies.cpp (libCacheSim's cal_working_set_size()).
+/// Working-set size as in tests/policies/test_policies.cpp (libCacheSim's cal_working_set_size()).
 uint64_t working_set(const std::vector<Request>& requests, bool unit_size) {
   std::unordered_set<uint64_t> seen;
   uint64_t wss = 0;

@@ -1,4 +1,4 @@
-// tests/test_des.cpp — the discrete-event kernel (sim/des.h), the open-loop arrival processes
+// tests/sim/test_des.cpp — the discrete-event kernel (sim/des.h), the open-loop arrival processes
 // (sim/arrivals.h) and the timing columns (sim/timing.h): the event order against a stable sort,
 // hand-computed arrival times, Poisson moments against their sampling distributions.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// tests/test_traces.cpp — the trace readers: real traces against the figures in
+// tests/traces/test_traces.cpp — the trace readers: real traces against the figures in
 // shared/traces/README.md (computed independently with numpy), format agreement, batch
 // boundaries and error messages.
 #include <unistd.h>
