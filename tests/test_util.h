@@ -218,4 +218,51 @@ inline const std::vector<Request>& load_trace(const std::string& path, size_t li
   return it->second;
 }
 
+/// The bytes of a file ("" if it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+/// Splits RFC 4180 CSV text into records of fields (quoted fields may hold commas, quotes and
+/// line breaks).
+inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    any = true;
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+    } else if (ch == '\n') {
+      row.push_back(std::move(field));
+      field.clear();
+      rows.push_back(std::move(row));
+      row.clear();
+      any = false;
+    } else {
+      field += ch;
+    }
+  }
+  if (any) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 }  // namespace flashpq::testing

@@ -29,11 +29,6 @@ using Catch::Contains;
 
 const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
 // Single-quotes for the shell.
 std::string q(const std::string& s) {
   std::string out = "'";
@@ -64,46 +59,6 @@ Result flashpq(const TempDir& dir, const std::string& args) {
   fs::remove(out);
   fs::remove(err);
   return r;
-}
-
-// Splits RFC 4180 CSV into records of fields.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, any = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    any = true;
-    if (quoted) {
-      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        field += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      row.push_back(std::move(field));
-      field.clear();
-    } else if (ch == '\n') {
-      row.push_back(std::move(field));
-      field.clear();
-      rows.push_back(std::move(row));
-      row.clear();
-      any = false;
-    } else {
-      field += ch;
-    }
-  }
-  if (any) {
-    row.push_back(std::move(field));
-    rows.push_back(std::move(row));
-  }
-  return rows;
 }
 
 // The value of column `name` in each data row of a parsed CSV.
