@@ -95,8 +95,6 @@ malformed histogram, nothing to plot, unwritable output), with a one-line messag
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import math
 import os
 import re
@@ -121,17 +119,18 @@ from matplotlib.ticker import (  # noqa: E402
     NullLocator,
 )
 
-from plots.frameworks import _RC, _save  # noqa: E402
-from plots.hit_ratio_vs_size import (  # noqa: E402
-    ResultsError,
-    _COLORS,
-    _DASHES,
-    _MARKERS,
-    _Row,
-    _is_failed,
-    _num,
-    _str,
-)
+from plots import results  # noqa: E402
+from plots.results import ResultsError, format_size, parse_size  # noqa: E402
+from plots.results import blank as _blank  # noqa: E402
+from plots.results import num as _num  # noqa: E402
+from plots.results import require as _require  # noqa: E402
+from plots.results import text as _str  # noqa: E402
+from plots.results import value as _value  # noqa: E402
+from plots.style import COLORS as _COLORS  # noqa: E402
+from plots.style import DASHES as _DASHES  # noqa: E402
+from plots.style import MARKERS as _MARKERS  # noqa: E402
+from plots.style import RC as _RC  # noqa: E402
+from plots.style import save as _save  # noqa: E402
 
 PROG = "flash"
 
@@ -162,13 +161,6 @@ SVR_METRICS = (
 # and the C++ side clamps the extreme ranks to the exact min/max.
 PERCENTILE_TOLERANCE = 0.02
 
-# Size units of the experiment files (sim/params.cpp, parse_size).
-_SIZE_UNITS = {
-    "": 1, "B": 1,
-    "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40,
-    "kB": 10 ** 3, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12,
-}
-_SIZE_RE = re.compile(r"([0-9]+) *([A-Za-z]*)")
 _PAIR_RE = re.compile(r"([0-9]+):([0-9]+)")
 
 _SIM_COLORS = ("#1f77b4", "#6baed6", "#08519c", "#9ecae1")
@@ -176,73 +168,12 @@ _REAL_COLORS = ("#ff7f0e", "#fdae6b", "#a63603", "#fdd0a2")
 
 
 def _warn(msg: str) -> None:
-    print(f"{PROG}: warning: {msg}", file=sys.stderr)
-
-
-def _blank(row: dict, col: str) -> bool:
-    v = _str(row, col)
-    return v == "" or v.lower() == "nan"
+    results.warn(PROG, msg)
 
 
 # --------------------------------------------------------------------------
 # Loading
 # --------------------------------------------------------------------------
-
-def _read_csv(path: str):
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.reader(f)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ResultsError(f"{path}: file is empty (no CSV header)") from None
-        header = [h.strip() for h in header]
-        if not any(header):
-            raise ResultsError(f"{path}: first line is blank, expected a CSV header")
-        raw = []
-        for values in reader:
-            if not any(c.strip() for c in values):
-                continue
-            if len(values) != len(header):
-                raise ResultsError(f"{path}: line {reader.line_num} has {len(values)} fields, "
-                                   f"header has {len(header)}")
-            raw.append((reader.line_num, dict(zip(header, values))))
-    return header, raw
-
-
-def _json_text(v) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float, str)):
-        return str(v)
-    return json.dumps(v)
-
-
-def _read_jsonl(path: str):
-    header: dict = {}
-    raw = []
-    with open(path, encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ResultsError(f"{path}: line {lineno}: not valid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise ResultsError(f"{path}: line {lineno}: expected a JSON object (one row), "
-                                   f"found {type(obj).__name__}")
-            for k in obj:
-                header.setdefault(k.strip(), None)
-            raw.append((lineno, {k.strip(): _json_text(v) for k, v in obj.items()}))
-    if not header and not raw:
-        raise ResultsError(f"{path}: file is empty (no JSON rows)")
-    for _, values in raw:  # a key missing from a line reads as empty
-        for k in header:
-            values.setdefault(k, "")
-    return list(header), raw
-
 
 def load_rows(path: str) -> list[dict]:
     """Read a results file (CSV, or JSON Lines for .jsonl/.json) into a list of row dicts.
@@ -251,98 +182,13 @@ def load_rows(path: str) -> list[dict]:
     Rows with a non-empty ``error`` are dropped with a warning on stderr.  Each row carries
     ``row.where`` ("line N") for messages.  Raises :class:`ResultsError` naming *path* when the
     file cannot be read, is empty or malformed, has no data rows, or every row failed.
-    Which columns are needed is checked by the subcommands.
+    Which columns are needed is checked by the subcommands.  (plots/results.py)
     """
-    is_json = os.path.splitext(path)[1].lower() in (".jsonl", ".json")
-    try:
-        header, raw = _read_jsonl(path) if is_json else _read_csv(path)
-    except OSError as e:
-        raise ResultsError(f"{path}: cannot read results: {e.strerror or e}") from None
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: not a readable {'JSON Lines' if is_json else 'CSV'} "
-                           f"file: {e}") from None
-    if not raw:
-        raise ResultsError(f"{path}: no data rows (only a header)")
-    rows: list[dict] = []
-    n_failed = 0
-    for lineno, values in raw:
-        row = _Row(values)
-        row.where = f"line {lineno}"
-        if _is_failed(row):
-            n_failed += 1
-            cell = _str(row, "cell")
-            _warn(f"{path}: skipping failed cell (line {lineno}"
-                  f"{', cell ' + cell if cell else ''}): {_str(row, 'error')}")
-            continue
-        rows.append(row)
-    if not rows:
-        raise ResultsError(f"{path}: all {n_failed} cells failed; nothing to plot")
-    return rows
+    return results.load_results(path, (), PROG)
 
-
-# --------------------------------------------------------------------------
-# Shared helpers
-# --------------------------------------------------------------------------
 
 def _located(rows) -> list[tuple[str, dict]]:
-    out = []
-    for i, r in enumerate(rows, start=1):
-        where = getattr(r, "where", None) or f"row {i}"
-        if _is_failed(r):
-            _warn(f"{where}: skipping failed cell: {_str(r, 'error')}")
-            continue
-        out.append((where, r))
-    if not out:
-        raise ResultsError("no successful rows to plot")
-    return out
-
-
-def _require(located, columns, why: str) -> None:
-    present = set().union(*(r.keys() for _, r in located))
-    missing = [c for c in columns if c not in present]
-    if missing:
-        raise ResultsError(
-            f"missing required column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(repr(c) for c in missing)} (needed {why})")
-
-
-def _value(row: dict, col: str, where: str, *, lo: float | None = 0.0,
-           hi: float | None = None) -> float | None:
-    """The number in *col*, None when the cell is empty/NaN; ResultsError when malformed."""
-    if col not in row or _blank(row, col):
-        return None
-    y = _num(row, col, where)
-    if lo is not None and y < lo:
-        raise ResultsError(f"{where}: {col} = {y:g} is below {lo:g}")
-    if hi is not None and y > hi:
-        raise ResultsError(f"{where}: {col} = {y:g} is above {hi:g}")
-    return y
-
-
-def parse_size(text: str) -> int:
-    """Bytes of a size written as in the experiment files: ``4096``, ``4KiB``, ``16MiB``, ``1GB``.
-
-    Binary units KiB..TiB = 2**10..2**40, decimal kB/KB..TB = 10**3..10**12, B = 1 (the
-    rules of ``parse_size`` in sim/params.cpp).  Raises :class:`ResultsError` on
-    anything else or on 0.
-    """
-    m = _SIZE_RE.fullmatch(str(text).strip())
-    if not m or m.group(2) not in _SIZE_UNITS:
-        raise ResultsError(
-            f"expected a size (an integer number of bytes, optionally followed by B, KiB, MiB, "
-            f"GiB, TiB or kB, MB, GB, TB), found {str(text)!r}")
-    n = int(m.group(1)) * _SIZE_UNITS[m.group(2)]
-    if n == 0:
-        raise ResultsError(f"expected a size of at least 1 byte, found {str(text)!r}")
-    return n
-
-
-def format_size(n: float) -> str:
-    """``4096`` → "4 KiB", ``16 * 2**20`` → "16 MiB", ``512`` → "512 B" (binary units)."""
-    for unit, mult in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if n >= mult:
-            return f"{n / mult:.4g} {unit}"
-    return f"{n:.4g} B"
+    return results.located(rows, PROG)
 
 
 def _parameter_columns(rows) -> list[str]:
@@ -1070,25 +916,15 @@ def main(argv: list[str] | None = None) -> int:
                           help="simflash vs. block rows: throughput, latency percentiles"))
     args = ap.parse_args(argv)
 
-    try:
-        rows = load_rows(args.results)
-        try:
-            if args.command == "wa":
-                plot_wa(rows, args.output, args.x, args.title)
-            elif args.command == "latency":
-                plot_latency(rows, args.output, args.tail, args.title)
-            else:
-                plot_sim_vs_real(rows, args.output, args.title)
-        except ResultsError as e:
-            msg = str(e)
-            if not msg.startswith(args.output):
-                msg = f"{args.results}: {msg}"
-            raise ResultsError(msg) from None
-    except ResultsError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+    def draw(rows):
+        if args.command == "wa":
+            plot_wa(rows, args.output, args.x, args.title)
+        elif args.command == "latency":
+            plot_latency(rows, args.output, args.tail, args.title)
+        else:
+            plot_sim_vs_real(rows, args.output, args.title)
 
+    return results.run_figure_command(PROG, args.results, args.output, load_rows, draw)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,11 +18,11 @@ Subcommands (all take ``--title T``; figures are written at 150 dpi):
                    hit ratio, one line per algorithm (ripq rows only), plus a dashed
                    horizontal line per algorithm at its exact-framework hit ratio.
 
-Input: a FlashPQ results CSV (one row per cell), loaded and validated by
-:func:`plots.hit_ratio_vs_size.load_results` (so ``policy.name``,
-``cache_capacity_bytes``, ``object_hit_ratio`` and ``byte_hit_ratio`` are always
-required, and ``policy.segments`` for slru/gdsf rows; rows with a non-empty
-``error`` are skipped with a warning).  Further columns:
+Input: a FlashPQ results file, CSV or JSON Lines (one row per cell), loaded by
+:func:`plots.results.load_results` (``policy.name``, ``cache_capacity_bytes``,
+``object_hit_ratio`` and ``byte_hit_ratio`` are always required, and
+``policy.segments`` for slru/gdsf rows; rows with a non-empty ``error`` are skipped
+with a warning).  Further columns:
 
 ===========================  =====================================================
 column                       needed
@@ -65,17 +65,16 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from plots.hit_ratio_vs_size import (  # noqa: E402
-    DPI,
-    MIB,
-    ResultsError,
-    _COLORS,
-    _MARKERS,
-    _is_failed,
-    _num,
-    _str,
-    load_results,
-)
+from plots import results  # noqa: E402
+from plots.results import ResultsError  # noqa: E402
+from plots.results import is_failed as _is_failed  # noqa: E402
+from plots.results import num as _num  # noqa: E402
+from plots.results import require as _require  # noqa: E402
+from plots.results import text as _str  # noqa: E402
+from plots.style import COLORS as _COLORS  # noqa: E402
+from plots.style import MARKERS as _MARKERS  # noqa: E402
+from plots.style import MIB, RC  # noqa: E402
+from plots.style import save as _save  # noqa: E402
 
 PROG = "frameworks"
 
@@ -93,16 +92,12 @@ _FRAMEWORK_ORDER = {"exact": 0, "ripq": 1, "sipq": 2}
 _VARIANT_COLORS = ("#4d4d4d", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
 _HATCHES = ("", "///", "...", "\\\\\\", "xx", "oo")
 
-_RC = {
-    "font.size": 9, "axes.labelsize": 9, "axes.titlesize": 9,
-    "xtick.labelsize": 8, "ytick.labelsize": 8, "legend.fontsize": 8,
-    "axes.spines.top": False, "axes.spines.right": False,
-    "savefig.dpi": DPI,
-}
+# Columns every figure of this module needs.
+REQUIRED_COLUMNS = ("policy.name", "cache_capacity_bytes", "object_hit_ratio", "byte_hit_ratio")
 
 
 def _warn(msg: str) -> None:
-    print(f"{PROG}: warning: {msg}", file=sys.stderr)
+    results.warn(PROG, msg)
 
 
 # --------------------------------------------------------------------------
@@ -110,20 +105,12 @@ def _warn(msg: str) -> None:
 # --------------------------------------------------------------------------
 
 def _located(rows) -> list[tuple[str, dict]]:
+    # Failed cells are dropped silently here: the loader has warned about them already.
     out = [(getattr(r, "where", None) or f"row {i}", r)
            for i, r in enumerate(rows, start=1) if not _is_failed(r)]
     if not out:
         raise ResultsError("no successful rows to plot")
     return out
-
-
-def _require(located, columns, why: str) -> None:
-    present = set().union(*(r.keys() for _, r in located))
-    missing = [c for c in columns if c not in present]
-    if missing:
-        raise ResultsError(
-            f"missing required column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(repr(c) for c in missing)} (needed {why})")
 
 
 def algorithm_label(row: dict, where: str = "row") -> str:
@@ -302,15 +289,6 @@ def _zoomed_ylim(values, floor_at_zero: bool = False):
     return max(0.0, bottom), top
 
 
-def _save(fig: Figure, out_path: str) -> None:
-    out_dir = os.path.dirname(os.path.abspath(out_path))
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-        fig.savefig(out_path, dpi=DPI, bbox_inches="tight", pad_inches=0.05)
-    except (OSError, ValueError) as e:
-        raise ResultsError(f"{out_path}: cannot write figure: {e}") from None
-
-
 def _bar_figure(algs, variants, values, ylabel, title, ylim, ref_line=None) -> Figure:
     n_var = len(variants)
     width = max(5.0, min(10.0, 1.2 + 0.28 * len(algs) * (n_var + 1)))
@@ -363,7 +341,7 @@ def plot_fidelity(rows, out_path: str, metric: str = "object",
     column, ylabel = METRICS[metric]
     algs, variants, values, note, trace = grouped_cells(rows, column)
     ylim = _zoomed_ylim(list(values.values()))
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC):
         fig = _bar_figure(algs, variants, values, ylabel,
                           _title(title, ylabel, trace, note), ylim)
         _save(fig, out_path)
@@ -384,7 +362,7 @@ def plot_wa(rows, out_path: str, title: str | None = None) -> Figure:
     algs, variants, values, note, trace = grouped_cells(rows, WA_COLUMN, bounded=False)
     hi = max(max(values.values()), 1.0)
     ylim = (0.0, 1.0 + 1.15 * (hi - 1.0) if hi > 1.05 else 1.15)
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC):
         fig = _bar_figure(algs, variants, values, WA_LABEL,
                           _title(title, "implementation write amplification", trace, note),
                           ylim, ref_line=1.0)
@@ -405,7 +383,7 @@ def plot_k_sensitivity(rows, out_path: str, title: str | None = None) -> Figure:
     all_y = [y for pts in series.values() for _, y in pts] + list(exact_y.values())
     lo, hi = min(all_y), max(all_y)
     pad = max(0.08 * (hi - lo), 0.01)
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC):
         n_leg = len(algs) + (1 if exact_y else 0)
         ncol = min(n_leg, 7)
         top_h = 0.34 + 0.2 * math.ceil(n_leg / ncol)
@@ -458,11 +436,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog=PROG,
         description="Framework comparison figures (RIPQ paper, FAST'15, Fig. 8 and 9) "
-                    "from a FlashPQ results CSV.")
+                    "from a FlashPQ results file (CSV or JSON Lines).")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(p):
-        p.add_argument("results", help="results CSV (one row per experiment cell)")
+        p.add_argument("results", help="results file, .csv or .jsonl (one row per cell)")
         p.add_argument("-o", "--output", required=True,
                        help="output figure path (PNG, 150 dpi)")
         p.add_argument("--title", default=None, help="figure title")
@@ -476,25 +454,17 @@ def main(argv: list[str] | None = None) -> int:
                           help="RIPQ hit ratio vs. insertion points K (Fig. 9)"))
     args = ap.parse_args(argv)
 
-    try:
-        rows = load_results(args.results)
-        try:
-            if args.command == "fidelity":
-                plot_fidelity(rows, args.output, args.metric, args.title)
-            elif args.command == "wa":
-                plot_wa(rows, args.output, args.title)
-            else:
-                plot_k_sensitivity(rows, args.output, args.title)
-        except ResultsError as e:
-            msg = str(e)
-            if not msg.startswith(args.output):
-                msg = f"{args.results}: {msg}"
-            raise ResultsError(msg) from None
-    except ResultsError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+    def draw(rows):
+        if args.command == "fidelity":
+            plot_fidelity(rows, args.output, args.metric, args.title)
+        elif args.command == "wa":
+            plot_wa(rows, args.output, args.title)
+        else:
+            plot_k_sensitivity(rows, args.output, args.title)
 
+    return results.run_figure_command(
+        PROG, args.results, args.output,
+        lambda path: results.load_results(path, REQUIRED_COLUMNS, PROG), draw)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,8 @@ Usage::
 
     /usr/bin/python3 plots/hit_ratio_vs_size.py RESULTS.csv -o FIGURE.png [--title T]
 
-Input: a FlashPQ results CSV with one row per experiment cell.  Columns may
+Input: a FlashPQ results file, CSV or JSON Lines (.jsonl), with one row per experiment cell
+(read by plots/results.py).  Columns may
 appear in any order and extra columns are ignored.  Columns used:
 
 =====================  ========  ==============================================
@@ -44,13 +45,15 @@ missing column, unwritable output), with a one-line message on stderr.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import sys
 from typing import Iterable
 
-import matplotlib
+if __package__ in (None, ""):  # run as a script: make ``plots`` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # headless rendering; must precede any pyplot import
 
@@ -64,10 +67,17 @@ from matplotlib.ticker import (  # noqa: E402
     NullLocator,
 )
 
-PROG = "hit_ratio_vs_size"
+from plots import results  # noqa: E402
+from plots.results import ResultsError  # noqa: E402
+from plots.results import is_failed as _is_failed  # noqa: E402
+from plots.results import num as _num  # noqa: E402
+from plots.results import text as _str  # noqa: E402
+from plots.style import COLORS as _COLORS  # noqa: E402
+from plots.style import DASHES as _DASHES  # noqa: E402
+from plots.style import MIB, RC, save  # noqa: E402
+from plots.style import MARKERS as _MARKERS  # noqa: E402
 
-MIB = 2 ** 20
-DPI = 150
+PROG = "hit_ratio_vs_size"
 
 # Columns that must be present in every results file.
 REQUIRED_COLUMNS = (
@@ -87,30 +97,9 @@ PANELS = (
 )
 XLABEL = "cache size (MiB)"
 
-# Grayscale-distinguishable line styles (colour + marker + dash).
-_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
-_DASHES = ("-", "--", "-.", ":")
-
-
-class _Row(dict):
-    """A result row read from a CSV; ``where`` locates it for messages."""
-
-    __slots__ = ("where",)
-
-
-class ResultsError(ValueError):
-    """A user-facing problem with the results file or rows (no traceback)."""
-
 
 def _warn(msg: str) -> None:
-    print(f"{PROG}: warning: {msg}", file=sys.stderr)
-
-
-def _is_failed(row: dict) -> bool:
-    err = row.get("error")
-    return err is not None and str(err).strip() != ""
+    results.warn(PROG, msg)
 
 
 # --------------------------------------------------------------------------
@@ -118,60 +107,15 @@ def _is_failed(row: dict) -> bool:
 # --------------------------------------------------------------------------
 
 def load_results(path: str) -> list[dict]:
-    """Read a results CSV and return its successful rows as dicts.
+    """Read a results file (CSV, or JSON Lines for .jsonl/.json) and return its successful rows.
 
-    Values are returned as strings, keyed by the (whitespace-stripped) column
-    names of the header.  Rows with a non-empty ``error`` column are dropped
-    with a warning on stderr.  Raises :class:`ResultsError` (a ValueError)
-    naming *path* when the file cannot be read, is empty, has no data rows,
-    lacks one of :data:`REQUIRED_COLUMNS` (or ``policy.segments`` when slru
-    or gdsf rows are present), or when every row failed.
+    Values are strings keyed by column name (plots/results.py).  Rows with a non-empty
+    ``error`` column are dropped with a warning on stderr.  Raises :class:`ResultsError` (a
+    ValueError) naming *path* when the file cannot be read, is empty, has no data rows, lacks
+    one of :data:`REQUIRED_COLUMNS` (or ``policy.segments`` when slru or gdsf rows are
+    present), holds a malformed value, or when every row failed.
     """
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.reader(f)
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise ResultsError(f"{path}: file is empty (no CSV header)") from None
-            header = [h.strip() for h in header]
-            if not any(header):
-                raise ResultsError(f"{path}: first line is blank, expected a CSV header")
-            raw_rows = [(reader.line_num, r) for r in reader
-                        if any(c.strip() for c in r)]
-    except OSError as e:
-        raise ResultsError(f"{path}: cannot read results: {e.strerror or e}") from None
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: not a readable CSV file: {e}") from None
-
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    if missing:
-        raise ResultsError(
-            f"{path}: missing required column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})")
-    if not raw_rows:
-        raise ResultsError(f"{path}: no data rows (only a header)")
-
-    rows: list[dict] = []
-    n_failed = 0
-    for lineno, values in raw_rows:
-        if len(values) != len(header):
-            raise ResultsError(
-                f"{path}: line {lineno} has {len(values)} fields, "
-                f"header has {len(header)}")
-        row = _Row(zip(header, values))
-        row.where = f"line {lineno}"
-        if _is_failed(row):
-            n_failed += 1
-            _warn(f"{path}: skipping failed cell (line {lineno}: "
-                  f"policy {row.get('policy.name', '?')}, "
-                  f"capacity {row.get('cache.capacity') or row.get('cache_capacity_bytes', '?')}): "
-                  f"{row['error'].strip()}")
-            continue
-        rows.append(row)
-
-    if not rows:
-        raise ResultsError(f"{path}: all {n_failed} cells failed; nothing to plot")
+    rows = results.load_results(path, REQUIRED_COLUMNS, PROG)
     # Validate values early so messages name the file.
     try:
         _prepare(rows, quiet=True)
@@ -183,29 +127,6 @@ def load_results(path: str) -> list[dict]:
 # --------------------------------------------------------------------------
 # Preparing series
 # --------------------------------------------------------------------------
-
-def _num(row: dict, col: str, where: str, kind=float):
-    v = row.get(col)
-    if v is None or (isinstance(v, str) and v.strip() == ""):
-        raise ResultsError(f"{where}: empty value in column {col!r}")
-    try:
-        if kind is int:
-            f = float(v)
-            if not f.is_integer():
-                raise ValueError
-            return int(f)
-        f = float(v)
-    except (TypeError, ValueError):
-        raise ResultsError(f"{where}: column {col!r} has non-numeric value {v!r}") from None
-    if not math.isfinite(f):
-        raise ResultsError(f"{where}: column {col!r} is not finite ({v!r})")
-    return f
-
-
-def _str(row: dict, col: str) -> str:
-    v = row.get(col)
-    return "" if v is None else str(v).strip()
-
 
 def _prepare(rows: Iterable[dict], quiet: bool = False):
     """Validate rows and group them into series.
@@ -419,12 +340,7 @@ def plot_hit_ratio_vs_size(rows: list[dict], out_path: str,
     policies = list(dict.fromkeys(base for _, base, _, _, _ in series))
     variants = list(dict.fromkeys(var for _, _, var, _, _ in series))
 
-    with matplotlib.rc_context({
-        "font.size": 9, "axes.labelsize": 9, "axes.titlesize": 9,
-        "xtick.labelsize": 8, "ytick.labelsize": 8, "legend.fontsize": 8,
-        "axes.spines.top": False, "axes.spines.right": False,
-        "savefig.dpi": DPI,
-    }):
+    with matplotlib.rc_context(RC):
         fig = Figure(figsize=(width, height))
         FigureCanvasAgg(fig)
         axes = fig.subplots(1, 2)
@@ -456,12 +372,7 @@ def plot_hit_ratio_vs_size(rows: list[dict], out_path: str,
                    bbox_to_anchor=(0.5, 1 - 0.3 / height), frameon=False,
                    handlelength=2.6, columnspacing=1.6)
 
-        out_dir = os.path.dirname(os.path.abspath(out_path))
-        try:
-            os.makedirs(out_dir, exist_ok=True)
-            fig.savefig(out_path, dpi=DPI, bbox_inches="tight", pad_inches=0.05)
-        except (OSError, ValueError) as e:
-            raise ResultsError(f"{out_path}: cannot write figure: {e}") from None
+        save(fig, out_path)
     return fig
 
 
@@ -473,23 +384,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog=PROG,
         description="Plot object-wise and byte-wise hit ratio vs. cache size "
-                    "(MiB), one line per policy, from a FlashPQ results CSV. "
+                    "(MiB), one line per policy, from a FlashPQ results file (CSV or JSON Lines). "
                     "Needed columns: " + ", ".join(REQUIRED_COLUMNS) +
                     " (+ policy.segments for slru/gdsf).")
-    ap.add_argument("results", help="results CSV (one row per experiment cell)")
+    ap.add_argument("results", help="results file, .csv or .jsonl (one row per cell)")
     ap.add_argument("-o", "--output", required=True,
                     help="output figure path (PNG, 150 dpi)")
     ap.add_argument("--title", default=None,
                     help="figure title (default: base name of trace.path)")
     args = ap.parse_args(argv)
-    try:
-        rows = load_results(args.results)
-        plot_hit_ratio_vs_size(rows, args.output, args.title)
-    except ResultsError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    return 0
-
+    return results.run_figure_command(
+        PROG, args.results, args.output, load_results,
+        lambda rows: plot_hit_ratio_vs_size(rows, args.output, args.title))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,302 @@
+"""The one loader of FlashPQ results files, and the helpers every figure reads rows with.
+
+A results file holds one row per experiment cell (docs/DESIGN.md "Results"), as CSV (RFC 4180,
+one header) or as JSON Lines (one JSON object per line, numeric columns unquoted, empty numeric
+values as ``null``), chosen by the file's extension exactly as the writer chooses it
+(experiments/results.cpp ``is_json_results``: ``.jsonl`` or ``.json`` is JSON Lines, anything
+else CSV).  Every figure module reads both through :func:`load_results`.
+
+Rows are dicts of column -> text, the same texts for both formats: a JSON ``null`` reads as
+``""``, a number as Python's ``str`` of it, ``true``/``false`` as such, and a nested object (the
+``clat_ns``/``lat_ns`` JSON of wall-clock rows) as its compact JSON text.  Each row carries
+``row.where`` ("line N") for messages.  Rows whose ``error`` column is set are failed cells:
+they are dropped with a warning on stderr.
+
+Errors are :class:`ResultsError` (a ``ValueError``): one line naming the file, the line or row,
+the column, what was expected and what was found; the command lines turn them into exit status
+2 without a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import sys
+from typing import Iterable
+
+
+class ResultsError(ValueError):
+    """A user-facing problem with a results file or its rows (no traceback)."""
+
+
+class Row(dict):
+    """A results row: column -> text; ``where`` locates it for messages."""
+
+    __slots__ = ("where",)
+
+
+def warn(prog: str, msg: str) -> None:
+    """Prints ``PROG: warning: MSG`` on stderr."""
+    print(f"{prog}: warning: {msg}", file=sys.stderr)
+
+
+def is_json_results(path: str) -> bool:
+    """True for ``.jsonl`` and ``.json`` (JSON Lines), as the C++ writer decides."""
+    return os.path.splitext(path)[1].lower() in (".jsonl", ".json")
+
+
+def is_failed(row: dict) -> bool:
+    """True when the row's ``error`` column is set (a cell that failed)."""
+    err = row.get("error")
+    return err is not None and str(err).strip() != ""
+
+
+def text(row: dict, col: str) -> str:
+    """The stripped text of *col*, ``""`` when absent."""
+    v = row.get(col)
+    return "" if v is None else str(v).strip()
+
+
+def blank(row: dict, col: str) -> bool:
+    """True when *col* holds no value: empty, or ``nan``."""
+    v = text(row, col)
+    return v == "" or v.lower() == "nan"
+
+
+def num(row: dict, col: str, where: str, kind=float):
+    """The number in *col* (``int`` when *kind* is int and the value is integral).
+
+    Raises :class:`ResultsError` naming *where* and *col* when the value is empty, not a number,
+    not finite, or (for int) not integral.
+    """
+    v = row.get(col)
+    if v is None or (isinstance(v, str) and v.strip() == ""):
+        raise ResultsError(f"{where}: empty value in column {col!r}")
+    try:
+        if kind is int:
+            f = float(v)
+            if not f.is_integer():
+                raise ValueError
+            return int(f)
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ResultsError(f"{where}: column {col!r} has non-numeric value {v!r}") from None
+    if not math.isfinite(f):
+        raise ResultsError(f"{where}: column {col!r} is not finite ({v!r})")
+    return f
+
+
+def value(row: dict, col: str, where: str, *, lo: float | None = 0.0,
+          hi: float | None = None) -> float | None:
+    """The number in *col*, None when the cell is empty/NaN; ResultsError when malformed or
+    outside [*lo*, *hi*] (a bound of None is no bound)."""
+    if col not in row or blank(row, col):
+        return None
+    y = num(row, col, where)
+    if lo is not None and y < lo:
+        raise ResultsError(f"{where}: {col} = {y:g} is below {lo:g}")
+    if hi is not None and y > hi:
+        raise ResultsError(f"{where}: {col} = {y:g} is above {hi:g}")
+    return y
+
+
+def located(rows: Iterable[dict], prog: str = "plots") -> list[tuple[str, dict]]:
+    """(where, row) for every successful row (failed ones warned about and skipped).
+
+    *where* is the row's ``where`` ("line N", from :func:`load_results`) or "row I" for rows
+    built in code.  Raises :class:`ResultsError` when no row is left.
+    """
+    out = []
+    for i, r in enumerate(rows, start=1):
+        where = getattr(r, "where", None) or f"row {i}"
+        if is_failed(r):
+            warn(prog, f"{where}: skipping failed cell: {text(r, 'error')}")
+            continue
+        out.append((where, r))
+    if not out:
+        raise ResultsError("no successful rows to plot")
+    return out
+
+
+def require(located_rows, columns, why: str) -> None:
+    """Raises :class:`ResultsError` naming the *columns* no row has (needed *why*)."""
+    present = set().union(*(r.keys() for _, r in located_rows))
+    missing = [c for c in columns if c not in present]
+    if missing:
+        raise ResultsError(
+            f"missing required column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(repr(c) for c in missing)} (needed {why})")
+
+
+# Size units of the experiment files (sim/params.cpp, parse_size).
+_SIZE_UNITS = {
+    "": 1, "B": 1,
+    "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40,
+    "kB": 10 ** 3, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12,
+}
+_SIZE_RE = re.compile(r"([0-9]+) *([A-Za-z]*)")
+
+
+def parse_size(size_text: str) -> int:
+    """Bytes of a size written as in the experiment files: ``4096``, ``4KiB``, ``16MiB``, ``1GB``.
+
+    Binary units KiB..TiB = 2**10..2**40, decimal kB/KB..TB = 10**3..10**12, B = 1 (the
+    rules of ``parse_size`` in sim/params.cpp).  Raises :class:`ResultsError` on
+    anything else or on 0.
+    """
+    m = _SIZE_RE.fullmatch(str(size_text).strip())
+    if not m or m.group(2) not in _SIZE_UNITS:
+        raise ResultsError(
+            f"expected a size (an integer number of bytes, optionally followed by B, KiB, MiB, "
+            f"GiB, TiB or kB, MB, GB, TB), found {str(size_text)!r}")
+    n = int(m.group(1)) * _SIZE_UNITS[m.group(2)]
+    if n == 0:
+        raise ResultsError(f"expected a size of at least 1 byte, found {str(size_text)!r}")
+    return n
+
+
+def format_size(n: float) -> str:
+    """``4096`` → "4 KiB", ``16 * 2**20`` → "16 MiB", ``512`` → "512 B" (binary units)."""
+    for unit, mult in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= mult:
+            return f"{n / mult:.4g} {unit}"
+    return f"{n:.4g} B"
+
+
+# --------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------
+
+def _read_csv(path: str):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise ResultsError(f"{path}: file is empty (no CSV header)") from None
+        header = [h.strip() for h in header]
+        if not any(header):
+            raise ResultsError(f"{path}: first line is blank, expected a CSV header")
+        raw = []
+        for values in reader:
+            if not any(c.strip() for c in values):
+                continue
+            if len(values) != len(header):
+                raise ResultsError(f"{path}: line {reader.line_num} has {len(values)} fields, "
+                                   f"header has {len(header)}")
+            raw.append((reader.line_num, dict(zip(header, values))))
+    return header, raw
+
+
+def _json_text(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float, str)):
+        return str(v)
+    # A nested object (fio's clat_ns/lat_ns): compact, as the writer put it in the CSV field.
+    return json.dumps(v, separators=(",", ":"))
+
+
+def _read_jsonl(path: str):
+    header: dict = {}
+    raw = []
+    with open(path, encoding="utf-8-sig") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ResultsError(f"{path}: line {lineno}: not valid JSON ({e.msg})") from None
+            if not isinstance(obj, dict):
+                raise ResultsError(f"{path}: line {lineno}: expected a JSON object (one row), "
+                                   f"found {type(obj).__name__}")
+            for k in obj:
+                header.setdefault(k.strip(), None)
+            raw.append((lineno, {k.strip(): _json_text(v) for k, v in obj.items()}))
+    if not header and not raw:
+        raise ResultsError(f"{path}: file is empty (no JSON rows)")
+    for _, values in raw:  # a key missing from a line reads as empty
+        for k in header:
+            values.setdefault(k, "")
+    return list(header), raw
+
+
+def read_rows(path: str) -> tuple[list[str], list[Row]]:
+    """The columns and every row of a results file, failed cells included.
+
+    Raises :class:`ResultsError` naming *path* when the file cannot be read, is empty or
+    malformed (a CSV line with another number of fields than the header, a JSON line that is not
+    one object), or has no data rows.
+    """
+    is_json = is_json_results(path)
+    try:
+        header, raw = _read_jsonl(path) if is_json else _read_csv(path)
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read results: {e.strerror or e}") from None
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise ResultsError(f"{path}: not a readable {'JSON Lines' if is_json else 'CSV'} "
+                           f"file: {e}") from None
+    if not raw:
+        raise ResultsError(f"{path}: no data rows (only a header)")
+    rows = []
+    for lineno, values in raw:
+        row = Row(values)
+        row.where = f"line {lineno}"
+        rows.append(row)
+    return header, rows
+
+
+def load_results(path: str, required: Iterable[str] = (), prog: str = "plots") -> list[Row]:
+    """The successful rows of a results file (CSV or JSON Lines), as :class:`Row` dicts.
+
+    Every row has every column.  Failed cells (``error`` set) are dropped with a warning on
+    stderr.  Raises :class:`ResultsError` naming *path* as :func:`read_rows` does, when a column
+    of *required* is missing, or when every cell failed.
+    """
+    header, rows = read_rows(path)
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ResultsError(
+            f"{path}: missing required column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})")
+    out: list[Row] = []
+    n_failed = 0
+    for row in rows:
+        if is_failed(row):
+            n_failed += 1
+            cell = text(row, "cell")
+            what = ", ".join(f"{k} {text(row, k)}" for k in ("policy.name", "cache.capacity")
+                             if text(row, k))
+            warn(prog, f"{path}: skipping failed cell ({row.where}"
+                       f"{', cell ' + cell if cell else ''}{': ' + what if what else ''}): "
+                       f"{text(row, 'error')}")
+            continue
+        out.append(row)
+    if not out:
+        raise ResultsError(f"{path}: all {n_failed} cells failed; nothing to plot")
+    return out
+
+
+def run_figure_command(prog: str, results_path: str, output_path: str, load, draw) -> int:
+    """The body of a figure command: load(results_path) the rows, draw(rows); a
+    :class:`ResultsError` is printed as ``PROG: error: RESULTS: MESSAGE`` (the output path alone
+    when the figure could not be written) and gives exit status 2, anything else 0."""
+    try:
+        rows = load(results_path)
+        try:
+            draw(rows)
+        except ResultsError as e:
+            msg = str(e)
+            if not msg.startswith(output_path):
+                msg = f"{results_path}: {msg}"
+            raise ResultsError(msg) from None
+    except ResultsError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    return 0
