@@ -25,8 +25,14 @@ IoPattern parse_io_pattern(const std::string& name) {
 }
 
 std::string DeviceIoConfig::identity() const {
-  return fmt::format("device_io|{}|{}|{}|{}|{}|{}|{}", io_pattern_name(pattern),
-                     write ? "write" : "read", io_size_bytes, requests, fill, span_bytes, seed);
+  const std::string id =
+      fmt::format("device_io|{}|{}|{}|{}|{}|{}|{}", io_pattern_name(pattern),
+                  write ? "write" : "read", io_size_bytes, requests, fill, span_bytes, seed);
+  // Random offsets name their stream, so the trace hash of a uniform_random workload tells it
+  // from the one FlashPQ 0.2.0 drew with std::mt19937_64 (a sequential workload is the same).
+  return pattern == IoPattern::kUniformRandom
+             ? id + fmt::format("|rng stream {}", RngStream::kDeviceIoStream)
+             : id;
 }
 
 void DeviceIoConfig::validate() const {

@@ -51,7 +51,8 @@ struct DeviceIoConfig {
   uint64_t slots() const { return io_size_bytes ? span_bytes / io_size_bytes : 0; }
   uint64_t fill_requests() const { return fill ? slots() : 0; }
   uint64_t total_requests() const { return fill_requests() + requests; }
-  /// A stable text of every field, hashed as the trace's content hash.
+  /// A stable text of every field (and, for uniform_random, the random stream), hashed as the
+  /// trace's content hash.
   std::string identity() const;
 
   /// Throws std::invalid_argument quoting the bad value: io_size 0, requests out of range, or a
