@@ -4,11 +4,13 @@
 #include <map>
 #include <ostream>
 
+#include "engine/cache.h"
 #include "engine/framework.h"
 #include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
 #include "experiments/run/row.h"
 #include "fmt/format.h"
+#include "policies/registry.h"
 #include "traces/trace_summary.h"
 
 namespace flashpq {
@@ -92,15 +94,12 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     }
     ResultRow row;
     std::string label;
+    // The cell's capacity, policy, framework and device (no cache, no capacity or policy).
+    const bool cache = framework_builds_cache(cell.framework.name);
     for (const auto& [k, v] : cell.parameters) {
-      if (!framework_builds_cache(cell.framework.name) &&
-          (k == "policy.name" || k == "cache.capacity")) {
-        continue;  // no cache
-      }
-      if (k == "policy.name" || k == "cache.capacity" || k == "framework.name" ||
-          k == "device.name") {
-        label += fmt::format(" {}={}", k, v);
-      }
+      const bool shown = k == framework_section().selector || k == device_section().selector ||
+                         (cache && (k == policy_section().selector || k == kCapacityKey.name));
+      if (shown) label += fmt::format(" {}={}", k, v);
     }
     try {
       const std::string id = trace_identity(cell.trace);

@@ -153,20 +153,20 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.warmup = all.get<double>(find_key("warmup")->spec);
     c.capacity = CapacitySpec::parse(values.at(kCapacityKey.name).text);
     c.cache = CacheConfig::from(section_params(all, "cache"));
-    c.policy = PolicyConfig{values.at("policy.name").text, section_params(all, "policy")};
-    c.admission =
-        AdmissionConfig{values.at("admission.name").text, section_params(all, "admission")};
-    c.framework =
-        FrameworkConfig{values.at("framework.name").text, section_params(all, "framework")};
-    c.device.name = values.at("device.name").text;
+    // Each section's selected component is named by its section's selector.
+    auto selected = [&](const SectionSpec& section) { return values.at(section.selector).text; };
+    c.policy = PolicyConfig{selected(policy_section()), section_params(all, "policy")};
+    c.admission = AdmissionConfig{selected(admission_section()), section_params(all, "admission")};
+    c.framework = FrameworkConfig{selected(framework_section()), section_params(all, "framework")};
+    c.device.name = selected(device_section());
     c.device.params = section_params(all, "device");
     c.device.seed = c.seed;
     // The device resolves its keys (reading, never writing, a real device); the trace learns
-    // its geometry and the seed.
+    // its bounds and the seed.
     Params resolved;
     c.device_bounds = device_type(c.device.name).resolve(c.device, resolved);
     for (const auto& [k, v] : resolved.values()) shown[k] = v;
-    c.trace.format = values.at("trace.format").text;
+    c.trace.format = selected(trace_section());
     c.trace.params = section_params(all, "trace");
     c.trace.seed = c.seed;
     c.trace.device = c.device_bounds;

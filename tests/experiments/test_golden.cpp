@@ -30,11 +30,11 @@ std::string quoted(const std::string& s) {
 std::string row_label(const std::vector<std::string>& header, const std::vector<std::string>& row) {
   std::string out;
   for (size_t j = 0; j < header.size() && j < row.size(); ++j) {
-    for (const char* key :
-         {"cell", "policy.name", "policy.segments", "admission.name", "framework.name",
-          "framework.insertion_points", "cache.capacity", "device.name", "trace.pattern",
-          "trace.io_size", "timing.arrival"}) {
-      if (header[j] == key && !row[j].empty()) out += std::string(out.empty() ? "" : " ") + key + "=" + row[j];
+    for (const char* key : {"cell", "policy.name", "policy.segments", "admission.name",
+                            "framework.name", "framework.insertion_points", "cache.capacity",
+                            "device.name", "trace.pattern", "trace.io_size", "timing.arrival"}) {
+      if (header[j] == key && !row[j].empty())
+        out += std::string(out.empty() ? "" : " ") + key + "=" + row[j];
     }
   }
   return out;
@@ -44,8 +44,9 @@ std::string row_label(const std::vector<std::string>& header, const std::vector<
 size_t check_golden(const std::string& name) {
   TempDir dir;
   const std::string out = dir.file(name + ".csv");
-  const std::string cmd = quoted(FLASHPQ_BINARY) + " run " + quoted(kGolden + "/" + name + ".yaml") +
-                          " -o " + quoted(out) + " > " + quoted(dir.file("log")) + " 2>&1";
+  const std::string cmd = quoted(FLASHPQ_BINARY) + " run " +
+                          quoted(kGolden + "/" + name + ".yaml") + " -o " + quoted(out) + " > " +
+                          quoted(dir.file("log")) + " 2>&1";
   const int rc = std::system(cmd.c_str());
   INFO("flashpq's output:\n" << slurp(dir.file("log")));
   REQUIRE(rc == 0);
