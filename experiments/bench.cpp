@@ -8,6 +8,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "devices/null_device.h"
 #include "devices/simflash/simflash_device.h"
@@ -19,6 +20,7 @@
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "sim/des.h"
+#include "sim/params.h"
 #include "sim/rng.h"
 #include "traces/prefetch_reader.h"
 #include "traces/trace_summary.h"
@@ -210,7 +212,10 @@ class RandomWrites {
 }  // namespace
 
 void DesBenchConfig::validate() const {
-  simflash_profile(profile);  // throws, listing the profiles
+  const std::vector<std::string> profiles = simflash_profile_names();
+  if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) {
+    throw_unknown_name("bench --des: --profile", profile, profiles);
+  }
   if (clients < 1 || clients > 65536) {
     throw std::invalid_argument("bench --des: clients must be in [1, 65536], got " +
                                 std::to_string(clients));

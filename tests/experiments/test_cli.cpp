@@ -471,7 +471,7 @@ TEST_CASE("flashpq bench --des runs the timed mode; a bad profile exits 2", "[cl
   CHECK_THAT(r.out, Contains("simulated:"));
   const Result bad = flashpq(dir, "bench --des --profile nope");
   CHECK(bad.status == 2);
-  CHECK_THAT(bad.err, Contains("unknown profile 'nope'"));
+  CHECK_THAT(bad.err, Contains("--profile: unknown 'nope' (allowed: tiny"));
   CHECK(flashpq(dir, "bench --des --clients 0").status == 2);
 }
 
