@@ -37,11 +37,17 @@ const SectionSpec& experiment_section() {
   return section;
 }
 
-// The sections in results column order.
-std::vector<const SectionSpec*> sections() {
-  return {&trace_section(),     &experiment_section(), &cache_section(),  &policy_section(),
-          &admission_section(), &framework_section(),  &device_section(), &timing_section()};
+}  // namespace
+
+const std::vector<const SectionSpec*>& schema_section_specs() {
+  // The sections in results column order.
+  static const std::vector<const SectionSpec*> all = {
+      &trace_section(),     &experiment_section(), &cache_section(),  &policy_section(),
+      &admission_section(), &framework_section(),  &device_section(), &timing_section()};
+  return all;
 }
+
+namespace {
 
 bool same_declaration(const KeySpec& a, const KeySpec& b) {
   return a.name == b.name && a.type == b.type && a.default_value == b.default_value &&
@@ -141,42 +147,40 @@ struct Builder {
   }
 };
 
-struct Schema {
-  std::vector<SchemaKey> keys;
-  std::vector<Requirement> requirements;
-};
-
-const Schema& schema() {
-  static const Schema s = [] {
-    Builder b;
-    for (const SectionSpec* section : sections()) b.add_section(*section);
-    for (SchemaKey& k : b.keys) {
-      const auto it = b.readers.find(k.spec.name);
-      if (it != b.readers.end()) k.readers = it->second;
-    }
-    // Nested selectors (trace.generator, timing.arrival) select too.
-    std::set<std::string> nested;
-    for (const SectionSpec* section : sections()) {
-      std::vector<const ComponentSpec*> stack;
-      for (const ComponentSpec& c : section->components) stack.push_back(&c);
-      while (!stack.empty()) {
-        const ComponentSpec* c = stack.back();
-        stack.pop_back();
-        if (!c->selector.empty()) nested.insert(c->selector);
-        for (const ComponentSpec& choice : c->choices) stack.push_back(&choice);
-      }
-    }
-    for (SchemaKey& k : b.keys) {
-      if (nested.count(k.spec.name)) k.selector = true;
-    }
-    Schema out{std::move(b.keys), std::move(b.requirements)};
-    for (const Requirement& r : runner_requirements()) out.requirements.push_back(r);
-    return out;
-  }();
+const AssembledSchema& schema() {
+  static const AssembledSchema s = assemble_schema(schema_section_specs(), runner_requirements());
   return s;
 }
 
 }  // namespace
+
+AssembledSchema assemble_schema(const std::vector<const SectionSpec*>& sections,
+                                const std::vector<Requirement>& extra_requirements) {
+  Builder b;
+  for (const SectionSpec* section : sections) b.add_section(*section);
+  for (SchemaKey& k : b.keys) {
+    const auto it = b.readers.find(k.spec.name);
+    if (it != b.readers.end()) k.readers = it->second;
+  }
+  // Nested selectors (trace.generator, timing.arrival) select too.
+  std::set<std::string> nested;
+  for (const SectionSpec* section : sections) {
+    std::vector<const ComponentSpec*> stack;
+    for (const ComponentSpec& c : section->components) stack.push_back(&c);
+    while (!stack.empty()) {
+      const ComponentSpec* c = stack.back();
+      stack.pop_back();
+      if (!c->selector.empty()) nested.insert(c->selector);
+      for (const ComponentSpec& choice : c->choices) stack.push_back(&choice);
+    }
+  }
+  for (SchemaKey& k : b.keys) {
+    if (nested.count(k.spec.name)) k.selector = true;
+  }
+  AssembledSchema out{std::move(b.keys), std::move(b.requirements)};
+  for (const Requirement& r : extra_requirements) out.requirements.push_back(r);
+  return out;
+}
 
 std::string SchemaKey::readers_text() const {
   if (readers.empty()) return "";
@@ -224,7 +228,7 @@ const SchemaKey* find_key(std::string_view name) {
 const std::vector<std::string>& schema_sections() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const SectionSpec* s : sections()) v.push_back(s->name);
+    for (const SectionSpec* s : schema_section_specs()) v.push_back(s->name);
     return v;
   }();
   return names;

@@ -40,6 +40,24 @@ struct SchemaKey {
   std::string reader_names() const;
 };
 
+/// A schema: its keys in column order and the requirements across its components.
+struct AssembledSchema {
+  std::vector<SchemaKey> keys;
+  std::vector<Requirement> requirements;
+};
+
+/// Flattens `sections` (in order) into a schema, adding `extra_requirements` to the components'.
+/// Each section's own keys come first; then its components' keys, placed so that every
+/// component's keys (a nested choice's after its selector) keep their declared order, the
+/// earliest-registered component's first where that leaves a choice. Throws std::logic_error
+/// if a key is declared twice differently or the declared orders contradict each other.
+AssembledSchema assemble_schema(const std::vector<const SectionSpec*>& sections,
+                                const std::vector<Requirement>& extra_requirements);
+
+/// The sections of an experiment, in results column order: trace, the experiment's own keys
+/// (section ""), cache, policy, admission, framework, device, timing.
+const std::vector<const SectionSpec*>& schema_section_specs();
+
 /// Every key an experiment may set, in results column order. Throws std::logic_error at first
 /// use if two components declare the same key differently (a programming error; a test checks
 /// it never happens).
