@@ -1,6 +1,6 @@
 // devices/null_device.h — a device that stores nothing and only counts (Device's counters).
-// For pure hit-ratio sweeps at full speed (docs/DESIGN.md "Devices"). Registered as "null": no
-// keys, unbounded, byte-addressed, no columns of its own.
+// For pure hit-ratio sweeps at full speed (docs/DESIGN.md "Data flow", device). Registered as
+// "null": no keys, unbounded, byte-addressed, no columns of its own.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // engine/framework.h — the framework registry: how the priority queue is realised.
 //
-// Source: docs/DESIGN.md "Frameworks". A framework is one folder (or file) of engine/ that
-// declares its keys and registers itself with one line in the list below:
+// Source: docs/DESIGN.md "Data flow" (framework). A framework is one folder (or file) of engine/
+// that declares its keys and registers itself with one line in the list below:
 //   exact   an exact priority queue in memory, the fidelity baseline (engine/exact/);
 //   ripq    RIPQ, RIPQ paper §4 (engine/ripq/);
 //   sipq    SIPQ, §5 (engine/sipq/);

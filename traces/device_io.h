@@ -1,5 +1,5 @@
 // traces/device_io.h — the `device_io` request generator: how users characterise a device and
-// how simflash is validated (docs/DESIGN.md "Traces").
+// how simflash is validated (docs/DESIGN.md "Data flow", trace source).
 //
 // It yields block I/O for the `direct` framework: each Request's key is a byte offset, its size
 // the I/O size, its op kSet (write) or kGet (read); time_ns is 0 (no timestamps: use a

@@ -1,7 +1,7 @@
 // devices/block/block_config.h — the `device.block` section: which file or block device, how
 // its I/O is issued, and the run's safety and verification options.
 //
-// Source: docs/DESIGN.md "Devices" (block). Every size is in bytes.
+// Source: docs/DESIGN.md "Data flow" (device). Every size is in bytes.
 #pragma once
 
 #include <cstdint>

@@ -47,24 +47,23 @@ TEST_CASE("schema: a section's keys first, then every component's in its declare
 
 TEST_CASE("schema: nested choices follow their selector; their keys name the whole selection",
           "[schema]") {
-  const SectionSpec t{
-      "t",
-      {key("t.mode", ValueType::kEnum).def("none").choices({"none", "on"})},
-      "t.mode",
-      {ComponentSpec{"none", "", {}, {}, {}, {}},
-       ComponentSpec{"on",
-                     "",
-                     {k("t.how")},
-                     {Requirement{{}, "d.name", {"real"}, "on needs a real d"}},
-                     "t.how",
-                     {ComponentSpec{"fast", "", {k("t.rate")}, {}, {}, {}}}}}};
+  const SectionSpec t{"t",
+                      {key("t.mode", ValueType::kEnum).def("none").choices({"none", "on"})},
+                      "t.mode",
+                      {ComponentSpec{"none", "", {}, {}, {}, {}},
+                       ComponentSpec{"on",
+                                     "",
+                                     {k("t.how")},
+                                     {Requirement{{}, "d.name", {"real"}, "on needs a real d"}},
+                                     "t.how",
+                                     {ComponentSpec{"fast", "", {k("t.rate")}, {}, {}, {}}}}}};
   const AssembledSchema s = assemble_schema({&t}, {});
   CHECK(names(s) == std::vector<std::string>{"t.mode", "t.how", "t.rate"});
   CHECK(s.keys[1].selector);  // a nested selector selects too
   const SchemaKey& rate = s.keys[2];
   REQUIRE(rate.readers.size() == 1);
-  CHECK(rate.readers[0] == std::vector<std::pair<std::string, std::string>>{
-                               {"t.mode", "on"}, {"t.how", "fast"}});
+  CHECK(rate.readers[0] ==
+        std::vector<std::pair<std::string, std::string>>{{"t.mode", "on"}, {"t.how", "fast"}});
   CHECK(rate.readers_text() == "t.how fast");
   // A component's requirement holds under its selection.
   REQUIRE(s.requirements.size() == 1);
@@ -138,9 +137,9 @@ TEST_CASE("make_cell: a shared key of another component is shown, a strict one r
   };
   CHECK(param("framework.insertion_points") == "4");  // shown, not read by exact
   CHECK(param("framework.offset_unit").empty());      // strict, not read: empty
-  CHECK_THROWS_WITH(load_experiment(file, {{"framework.offset_unit", "512"}}),
-                    Contains("framework.offset_unit") &&
-                        Contains("it applies to framework.name direct only"));
+  CHECK_THROWS_WITH(
+      load_experiment(file, {{"framework.offset_unit", "512"}}),
+      Contains("framework.offset_unit") && Contains("it applies to framework.name direct only"));
   // A value of a shared key is still checked.
   CHECK_THROWS_WITH(load_experiment(file, {{"framework.insertion_points", "65"}}),
                     Contains("framework.insertion_points") && Contains("[1, 64]"));
