@@ -3,19 +3,23 @@
 
 #include <algorithm>
 
-#include "devices/block/block_device.h"
-#include "devices/null_device.h"
-#include "devices/simflash/simflash_device.h"
-
 namespace flashpq {
 
+// The registry, in registration order: one X(...) line per device type, each defined in its
+// own file (README "Adding a component"). The list both declares the types and fills the table.
+#define FLASHPQ_DEVICE_TYPES(X) \
+  X(kNullDeviceType)            \
+  X(kSimFlashDeviceType)        \
+  X(kBlockDeviceType)
+
+#define FLASHPQ_DECLARE(type) extern const DeviceType type;
+FLASHPQ_DEVICE_TYPES(FLASHPQ_DECLARE)
+#undef FLASHPQ_DECLARE
+
 const std::vector<const DeviceType*>& device_types() {
-  // The registry: one line per device implementation, in registration order.
-  static const std::vector<const DeviceType*> types = {
-      &kNullDeviceType,
-      &kSimFlashDeviceType,
-      &kBlockDeviceType,
-  };
+#define FLASHPQ_ADDRESS(type) &type,
+  static const std::vector<const DeviceType*> types = {FLASHPQ_DEVICE_TYPES(FLASHPQ_ADDRESS)};
+#undef FLASHPQ_ADDRESS
   return types;
 }
 

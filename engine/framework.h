@@ -1,11 +1,12 @@
 // engine/framework.h — the framework registry: how the priority queue is realised.
 //
-// Source: docs/DESIGN.md "Data flow" (framework). A framework is one folder (or file) of engine/
-// that declares its keys and registers itself with one line in the list below:
+// Source: docs/DESIGN.md "Data flow" (framework). A framework is one folder of engine/ that
+// declares its keys and registers itself with one line in the list below (its headers are
+// included by "engine/framework_headers.h", which the build generates from engine/*/*.h):
 //   exact   an exact priority queue in memory, the fidelity baseline (engine/exact/);
 //   ripq    RIPQ, RIPQ paper §4 (engine/ripq/);
 //   sipq    SIPQ, §5 (engine/sipq/);
-//   direct  no cache: requests are block I/O sent straight to the device (engine/direct.h).
+//   direct  no cache: requests are block I/O sent straight to the device (engine/direct/).
 // with_framework() instantiates Cache<P, Queue, A> once per (policy, framework, admission) so
 // the per-request path has no virtual call.
 #pragma once
@@ -19,11 +20,8 @@
 #include "devices/null_device.h"
 #include "engine/admission.h"
 #include "engine/cache.h"
-#include "engine/direct.h"
-#include "engine/exact/exact_framework.h"
+#include "engine/framework_headers.h"  // generated: every header of engine/NAME/
 #include "engine/queue.h"
-#include "engine/ripq/ripq_queue.h"
-#include "engine/sipq/sipq_queue.h"
 #include "sim/params.h"
 
 namespace flashpq {

@@ -66,7 +66,7 @@ class Device;
 /// `params` may hold only what differs from the defaults.
 struct FrameworkConfig {
   /// Registered framework name: "exact", "ripq", "sipq", or "direct" (no cache: every request
-  /// is block I/O sent straight to the device; engine/direct.h). Default "exact".
+  /// is block I/O sent straight to the device; engine/direct/direct.h). Default "exact".
   std::string name = "exact";
   /// The framework.* values, by dotted key.
   Params params;

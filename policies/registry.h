@@ -2,7 +2,8 @@
 // `policy.name` and `admission.name` select one.
 //
 // A new policy is one new header in this folder (a class with spec(), kKind, grid() and the
-// hooks of engine/policy.h) plus one line in Policies below (README "Adding a component").
+// hooks of engine/policy.h) plus one line in Policies below (README "Adding a component"): the
+// build generates "policies/policy_headers.h", which includes every header of policies/.
 // Policies are types, not objects: with_policy() instantiates the caller's code once per
 // policy, so no virtual call sits on the per-request path. A policy that is a whole cache
 // rather than a priority rule (W-TinyLFU) is registered in CachePolicies and built with
@@ -16,12 +17,8 @@
 
 #include "engine/admission.h"
 #include "engine/cache.h"
-#include "policies/fifo.h"
-#include "policies/gdsf.h"
 #include "policies/policy.h"
-#include "policies/slru.h"
-#include "policies/tinylfu.h"
-#include "policies/wtinylfu.h"
+#include "policies/policy_headers.h"  // generated: every header of policies/
 #include "sim/params.h"
 
 namespace flashpq {

@@ -4,14 +4,19 @@
 
 namespace flashpq {
 
-// The generators, one per file.
-extern const TraceGenerator kDeviceIoGenerator;
+// The registry, in registration order: one X(...) line per generator, each defined in its own
+// file. The list both declares the generators and fills the table.
+#define FLASHPQ_TRACE_GENERATORS(X) X(kDeviceIoGenerator)
+
+#define FLASHPQ_DECLARE(generator) extern const TraceGenerator generator;
+FLASHPQ_TRACE_GENERATORS(FLASHPQ_DECLARE)
+#undef FLASHPQ_DECLARE
 
 const std::vector<const TraceGenerator*>& trace_generators() {
-  // The registry, in registration order: one line per generator.
+#define FLASHPQ_ADDRESS(generator) &generator,
   static const std::vector<const TraceGenerator*> generators = {
-      &kDeviceIoGenerator,
-  };
+      FLASHPQ_TRACE_GENERATORS(FLASHPQ_ADDRESS)};
+#undef FLASHPQ_ADDRESS
   return generators;
 }
 

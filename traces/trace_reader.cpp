@@ -1,7 +1,7 @@
 // traces/trace_reader.cpp — the format registry, the trace section and the content hashes.
 //
 // To add a format: write traces/<name>_reader.cpp with its reader, its keys and a TraceFormat,
-// declare that TraceFormat here and add one line to the registry (README "Adding a component").
+// and add one line to the registry below (README "Adding a component").
 #include "traces/trace_reader.h"
 
 #include <xxhash.h>
@@ -13,11 +13,18 @@
 
 namespace flashpq {
 
-// The formats, one per reader file.
-extern const TraceFormat kOracleGeneralFormat;
-extern const TraceFormat kKvcacheCsvFormat;
-extern const TraceFormat kCsvFormat;
-extern const TraceFormat kGeneratorFormat;
+// The registry, in registration order: one X(...) line per format, each defined in its own
+// reader file ("generator" has no file: traces/generator.h). The list both declares the formats
+// and fills the table.
+#define FLASHPQ_TRACE_FORMATS(X) \
+  X(kOracleGeneralFormat)        \
+  X(kKvcacheCsvFormat)           \
+  X(kCsvFormat)                  \
+  X(kGeneratorFormat)
+
+#define FLASHPQ_DECLARE(format) extern const TraceFormat format;
+FLASHPQ_TRACE_FORMATS(FLASHPQ_DECLARE)
+#undef FLASHPQ_DECLARE
 
 const KeySpec kTracePathKey = key("trace.path", ValueType::kPath)
                                   .units("path")
@@ -26,11 +33,9 @@ const KeySpec kTracePathKey = key("trace.path", ValueType::kPath)
                                   .desc("trace file (plain or zstd-compressed)");
 
 const std::vector<const TraceFormat*>& trace_formats() {
-  // The registry, in registration order: one line per format.
-  static const std::vector<const TraceFormat*> formats = {
-      &kOracleGeneralFormat, &kKvcacheCsvFormat, &kCsvFormat,
-      &kGeneratorFormat,  // no file: traces/generator.h
-  };
+#define FLASHPQ_ADDRESS(format) &format,
+  static const std::vector<const TraceFormat*> formats = {FLASHPQ_TRACE_FORMATS(FLASHPQ_ADDRESS)};
+#undef FLASHPQ_ADDRESS
   return formats;
 }
 

@@ -1,12 +1,12 @@
 // experiments/run/direct.h — the functional replay of framework direct: every request is block
-// I/O sent straight to the device (the mapping and its checks: engine/direct.h).
+// I/O sent straight to the device (the mapping and its checks: engine/direct/direct.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "devices/device.h"
-#include "engine/direct.h"
+#include "engine/direct/direct.h"
 #include "engine/request.h"
 #include "experiments/run/measure.h"
 #include "traces/trace_reader.h"

@@ -2,7 +2,7 @@
 // clock, counts only.
 #include <chrono>
 
-#include "engine/direct.h"
+#include "engine/direct/direct.h"
 #include "experiments/run/direct.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/runners.h"

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "devices/simflash/simflash_device.h"
-#include "engine/direct.h"
+#include "engine/direct/direct.h"
 #include "experiments/run/runners.h"
 #include "experiments/run/simulated_runner.h"
 #include "traces/prefetch_reader.h"

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "devices/block/block_device.h"
-#include "engine/direct.h"
+#include "engine/direct/direct.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/runners.h"
 #include "experiments/run/wall_runner.h"

@@ -2,7 +2,7 @@
 // every request is one block I/O (get → read, set → write, delete → discard) at byte offset
 // key × offset_unit_bytes, length size_bytes, kept in flight through io_uring.
 //
-// Source: docs/DESIGN.md "Time" (real mode) and the direct framework (engine/direct.h).
+// Source: docs/DESIGN.md "Time" (real mode) and the direct framework (engine/direct/direct.h).
 //   * closed_loop: `clients` clients, each issuing its next request when its previous one
 //     completed (+ think_time_ns); at most min(clients, queue_depth) in flight — fio's iodepth
 //     with iodepth_batch_complete_min = 1.
@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "devices/block/block_device.h"
-#include "engine/direct.h"
+#include "engine/direct/direct.h"
 #include "engine/request.h"
 #include "experiments/run/request_source.h"
 #include "sim/arrivals.h"
@@ -76,7 +76,7 @@ struct WallResult {
   bool stopped_by_time = false;
 };
 
-/// Checks every request (direct_io_of, engine/direct.h) before anything runs.
+/// Checks every request (direct_io_of, engine/direct/direct.h) before anything runs.
 void validate_requests(const BlockDevice& dev, std::span<const Request> requests,
                        uint64_t offset_unit_bytes);
 

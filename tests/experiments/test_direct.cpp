@@ -1,8 +1,8 @@
-// Tests of the `direct` framework (engine/direct.h, experiments/run/direct.h) and of simflash in
-// YAML experiments: the device.* keys (profile + key-by-key overrides), the device_io generator
-// driving the device, the FTL columns measured after the warm-up (checked against a second
-// implementation that drives SimFlashDevice by hand), and combined write amplification of cache
-// frameworks (README "Flash devices and device workloads").
+// Tests of the `direct` framework (engine/direct/direct.h, experiments/run/direct.h) and of
+// simflash in YAML experiments: the device.* keys (profile + key-by-key overrides), the device_io
+// generator driving the device, the FTL columns measured after the warm-up (checked against a
+// second implementation that drives SimFlashDevice by hand), and combined write amplification of
+// cache frameworks (README "Flash devices and device workloads").
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>

@@ -1,5 +1,6 @@
-// engine/direct.cpp — the direct framework's key and its request mapping (engine/direct.h).
-#include "engine/direct.h"
+// engine/direct/direct.cpp — the direct framework's key and its request mapping
+// (engine/direct/direct.h).
+#include "engine/direct/direct.h"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
-// engine/direct.h — the `direct` framework: no cache; every request is block I/O sent straight
-// to the device (docs/DESIGN.md "Data flow", framework). It replays block traces and device
-// workload generators (sequential or random I/O of a given size) to characterise a device.
+// engine/direct/direct.h — the `direct` framework: no cache; every request is block I/O sent
+// straight to the device (docs/DESIGN.md "Data flow", framework). It replays block traces and
+// device workload generators (sequential or random I/O of a given size) to characterise a device.
 //
 // A request maps to one device operation at byte offset key × framework.offset_unit of
 // size_bytes bytes: get → read, set → write, delete → trim. The device's own checks (alignment
