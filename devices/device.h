@@ -71,13 +71,13 @@ class Device {
 
   /// Writes `len` bytes at byte `offset`. Throws std::invalid_argument if offset or len is not
   /// a multiple of the logical block size, len is 0, or the extent ends past the capacity.
-  void write(uint64_t offset, uint64_t len) {
+  [[gnu::always_inline]] void write(uint64_t offset, uint64_t len) {
     check(offset, len, "write");
     do_write(offset, len);
     count_write(len);
   }
   /// Reads `len` bytes at byte `offset`. Same checks as write.
-  void read(uint64_t offset, uint64_t len) {
+  [[gnu::always_inline]] void read(uint64_t offset, uint64_t len) {
     check(offset, len, "read");
     do_read(offset, len);
     count_read(len);
@@ -85,13 +85,13 @@ class Device {
   /// Reads the whole logical blocks that cover [offset, offset + len): how a cache reads an
   /// object stored at any byte offset (a hit, a materialization, a reinsertion). Nothing when
   /// len is 0. Throws as read() when the covering extent ends past the capacity.
-  void read_covering(uint64_t offset, uint64_t len) {
+  [[gnu::always_inline]] void read_covering(uint64_t offset, uint64_t len) {
     if (len == 0) return;
     const uint64_t lo = round_down(offset);
     read(lo, round_down(offset + len + block_bytes_ - 1) - lo);
   }
   /// Discards `len` bytes at byte `offset` (TRIM). Same checks as write.
-  void trim(uint64_t offset, uint64_t len) {
+  [[gnu::always_inline]] void trim(uint64_t offset, uint64_t len) {
     check(offset, len, "trim");
     do_trim(offset, len);
     count_trim(len);
@@ -126,7 +126,7 @@ class Device {
   /// the length when the extent is empty, misaligned or past the capacity. Inline, without a
   /// division, when the logical block size is a power of two (every hit of a flash framework
   /// reads: this is on the per-request path); check_slow() otherwise and to throw.
-  void check(uint64_t offset, uint64_t len, const char* what) const {
+  [[gnu::always_inline]] void check(uint64_t offset, uint64_t len, const char* what) const {
     const uint64_t mask = uint64_t{block_bytes_} - 1;
     if ((block_bytes_ & mask) == 0 && len != 0 && ((offset | len) & mask) == 0 &&
         (capacity_bytes_ == 0 || (offset <= capacity_bytes_ && len <= capacity_bytes_ - offset)))

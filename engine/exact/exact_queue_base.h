@@ -62,7 +62,7 @@ class ExactQueueBase {
   /// A hit on h is served from the device (framework.read_hits): with naive placement, one
   /// read of h's extent; with placement "none" there is no device copy and nothing is read.
   /// REQUIRES: h queued.
-  void read_hit(Handle h) {
+  [[gnu::always_inline]] void read_hit(Handle h) {
     if (placement_) [[unlikely]]
       placement_->read(h, table_[h].size_bytes);
   }

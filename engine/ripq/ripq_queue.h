@@ -198,7 +198,7 @@ class RipqQueue {
   /// while its device block is active (no I/O), else one device read of its bytes in the
   /// sealed block, widened to whole logical blocks (§4.2: sealed blocks are on flash; the
   /// in-memory index gives the object's block and offset). REQUIRES: h queued.
-  void read_hit(Handle h) {
+  [[gnu::always_inline]] void read_hit(Handle h) {
     const uint64_t at = data_offset(h);
     if (at != kInRam) device_.read_covering(at, table_[h].size_bytes);
   }
@@ -336,7 +336,7 @@ class RipqQueue {
   /// The relative priority (§4.1) of queued object h, as this queue approximates it:
   /// min(nominal, the middle of its logical block's range), the range being the block's bytes
   /// above the bytes of every block below it, over the total (see the file comment).
-  double relative_priority(Handle h) const {
+  [[gnu::always_inline]] double relative_priority(Handle h) const {
     const uint32_t b = logical_block(h);
     const double nom = nominal(h);
     if (total_bytes_ == 0) return nom;

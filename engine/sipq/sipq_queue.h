@@ -209,7 +209,7 @@ class SipqQueue {
   /// A hit on h is served from where its copy is (framework.read_hits): from the RAM write
   /// buffer (no I/O), else one device read of its bytes in the log, widened to whole logical
   /// blocks as a reinsertion's read is. REQUIRES: h queued.
-  void read_hit(Handle h) {
+  [[gnu::always_inline]] void read_hit(Handle h) {
     if ((block_word(h) & ~kInVc) == head_) return;  // still in the buffer
     device_.read_covering(device_offset(h), table_[h].size_bytes);
   }

@@ -47,7 +47,7 @@ class HitStats {
  public:
   /// Records request r, past the warm-up, whose outcome was `hit` (REQUIRES: hit implies r is a
   /// get).
-  void record(const Request& r, bool hit) {
+  [[gnu::always_inline]] void record(const Request& r, bool hit) {
     if (hit) [[likely]] {
       hits_++;
       bytes_hit_ += r.size_bytes;
@@ -84,7 +84,7 @@ class HitStats {
 
  private:
   // Records the pending non-hit and makes r pending, its seen-set slot on its way to the cache.
-  void defer(const Request& r, bool counted) {
+  [[gnu::always_inline]] void defer(const Request& r, bool counted) {
     if (r.op != Op::kDelete) seen_.prefetch(r.key);
     if (has_pending_) record_other(pending_, pending_counted_);
     pending_ = r;
