@@ -10,30 +10,36 @@ namespace {
 constexpr const char* kModes[] = {"none", "simulated", "wall"};
 constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisson"};
 
+}  // namespace
+
 // The keys of the timing section. The arrival keys apply to the timed modes only, each to the
 // arrival processes that read it.
-const KeySpec kMode = key("timing.mode", ValueType::kEnum)
-                          .def("none")
-                          .choices(timing_mode_names())
-                          .desc(
-                              "none = functional (counts only); simulated = discrete-event time "
-                              "on simflash; wall = the wall clock on device block (which is "
-                              "timed anyway: with none, framework direct keeps "
-                              "device.queue_depth requests in flight)");
-const KeySpec kArrival = key("timing.arrival", ValueType::kEnum)
-                             .def("closed_loop")
-                             .choices(arrival_process_names())
-                             .strict_to_readers()
-                             .desc(
-                                 "closed_loop = `clients` requests in flight; trace = the "
-                                 "trace's timestamps x time_scale; constant or poisson = open "
-                                 "loop at `rate`");
-const KeySpec kClients = key("timing.clients", ValueType::kInt)
-                             .def("1")
-                             .units("requests")
-                             .range(1, 65536)
-                             .strict_to_readers()
-                             .desc("clients (queue depth)");
+const KeySpec kTimingModeKey =
+    key("timing.mode", ValueType::kEnum)
+        .def("none")
+        .choices(timing_mode_names())
+        .desc(
+            "none = functional (counts only); simulated = discrete-event time "
+            "on simflash; wall = the wall clock on device block (which is "
+            "timed anyway: with none, framework direct keeps "
+            "device.queue_depth requests in flight)");
+const KeySpec kTimingArrivalKey =
+    key("timing.arrival", ValueType::kEnum)
+        .def("closed_loop")
+        .choices(arrival_process_names())
+        .strict_to_readers()
+        .desc(
+            "closed_loop = `clients` requests in flight; trace = the "
+            "trace's timestamps x time_scale; constant or poisson = open "
+            "loop at `rate`");
+const KeySpec kTimingClientsKey = key("timing.clients", ValueType::kInt)
+                                      .def("1")
+                                      .units("requests")
+                                      .range(1, 65536)
+                                      .strict_to_readers()
+                                      .desc("clients (queue depth)");
+
+namespace {
 const KeySpec kThinkTime = key("timing.think_time_us", ValueType::kFloat)
                                .def("0")
                                .units("us")
@@ -56,11 +62,15 @@ ComponentSpec timed_mode(const std::string& name, const std::string& summary) {
   return ComponentSpec{
       name,
       summary,
-      {kArrival},
+      {kTimingArrivalKey},
       {},
-      kArrival.name,
-      {ComponentSpec{
-           "closed_loop", "clients issue on completion", {kClients, kThinkTime}, {}, {}, {}},
+      kTimingArrivalKey.name,
+      {ComponentSpec{"closed_loop",
+                     "clients issue on completion",
+                     {kTimingClientsKey, kThinkTime},
+                     {},
+                     {},
+                     {}},
        ComponentSpec{"trace", "the trace's timestamps", {kTimeScale}, {}, {}, {}},
        ComponentSpec{"constant", "open loop at a fixed rate", {kRate}, {}, {}, {}},
        ComponentSpec{"poisson", "open loop, exponential gaps", {kRate}, {}, {}, {}}}};
@@ -135,8 +145,8 @@ std::string latency_histogram_text(const LatencyHistogram& h) {
 const SectionSpec& timing_section() {
   static const SectionSpec section{
       "timing",
-      {kMode, kArrival, kClients, kThinkTime, kRate, kTimeScale},
-      kMode.name,
+      {kTimingModeKey, kTimingArrivalKey, kTimingClientsKey, kThinkTime, kRate, kTimeScale},
+      kTimingModeKey.name,
       {ComponentSpec{"none", "functional: counts only", {}, {}, {}, {}},
        timed_mode("simulated", "discrete-event time on simflash"),
        timed_mode("wall", "the wall clock on a real device")}};
@@ -145,9 +155,9 @@ const SectionSpec& timing_section() {
 
 TimingConfig timing_config(const Params& params) {
   TimingConfig c;
-  c.mode = parse_timing_mode(params.get<std::string>(kMode));
-  c.arrival = parse_arrival_process(params.get<std::string>(kArrival));
-  c.clients = params.get<uint32_t>(kClients);
+  c.mode = parse_timing_mode(params.get<std::string>(kTimingModeKey));
+  c.arrival = parse_arrival_process(params.get<std::string>(kTimingArrivalKey));
+  c.clients = params.get<uint32_t>(kTimingClientsKey);
   c.think_time_ns = static_cast<uint64_t>(std::llround(params.get<double>(kThinkTime) * 1e3));
   c.rate_rps = params.get<double>(kRate);
   c.time_scale = params.get<double>(kTimeScale);

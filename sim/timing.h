@@ -87,6 +87,11 @@ struct TimingConfig {
 /// Which runner times a mode, and the devices it needs, is the application's
 /// (experiments/run/runners.h).
 const SectionSpec& timing_section();
+/// Keys of the section that rules elsewhere name: timing.mode (the section's selector),
+/// timing.arrival (the timed modes' selector) and timing.clients (closed_loop's).
+extern const KeySpec kTimingModeKey;
+extern const KeySpec kTimingArrivalKey;
+extern const KeySpec kTimingClientsKey;
 
 /// The timing section decoded from `params` (unset keys take their defaults). Throws
 /// std::invalid_argument quoting a bad value.

@@ -1,6 +1,10 @@
 // experiments/run/runners.cpp — runner selection and requirements (experiments/run/runners.h).
 #include "experiments/run/runners.h"
 
+#include "devices/device.h"
+#include "engine/framework.h"
+#include "sim/timing.h"
+
 namespace flashpq {
 
 RunnerKind runner_for(const CellConfig& cell) {
@@ -12,23 +16,25 @@ RunnerKind runner_for(const CellConfig& cell) {
 }
 
 const std::vector<Requirement>& runner_requirements() {
+  const std::string& mode = kTimingModeKey.name;
+  const std::string& arrival = kTimingArrivalKey.name;
+  const std::string& device = device_section().selector;
+  const std::string& framework = framework_section().selector;
   static const std::vector<Requirement> rules = {
-      {{{"timing.mode", {"simulated"}, false}},
-       "device.name",
+      {{{mode, {"simulated"}, false}},
+       device,
        {"simflash"},
        "timing.mode simulated needs device simflash for simulated time"},
-      {{{"timing.mode", {"wall"}, false}},
-       "device.name",
+      {{{mode, {"wall"}, false}},
+       device,
        {"block"},
        "timing.mode wall needs device block for wall-clock time"},
-      {{{"timing.mode", {"wall"}, false}, {"framework.name", {"direct"}, true}},
-       "timing.arrival",
+      {{{mode, {"wall"}, false}, {framework, {"direct"}, true}},
+       arrival,
        {"closed_loop"},
        "a cache serves one request at a time on the wall clock: closed_loop with 1 client"},
-      {{{"timing.mode", {"wall"}, false},
-        {"framework.name", {"direct"}, true},
-        {"timing.arrival", {"closed_loop"}, false}},
-       "timing.clients",
+      {{{mode, {"wall"}, false}, {framework, {"direct"}, true}, {arrival, {"closed_loop"}, false}},
+       kTimingClientsKey.name,
        {"1"},
        "a cache serves one request at a time on the wall clock: closed_loop with 1 client"},
   };

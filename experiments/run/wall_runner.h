@@ -133,7 +133,7 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
                     OnWarmupEnd&& on_warmup_end, Observe&& observe) {
   timing.validate();
   if (options.offset_unit_bytes == 0) {
-    throw std::invalid_argument("framework.offset_unit: expected at least 1 byte, found 0");
+    throw std::invalid_argument(kOffsetUnitKey.name + ": expected at least 1 byte, found 0");
   }
   struct Inflight {
     uint64_t index;  // in source order
