@@ -24,31 +24,18 @@ const std::vector<const DeviceType*>& device_types() {
 }
 
 const std::vector<std::string>& device_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const DeviceType* t : device_types()) v.push_back(t->spec().name);
-    return v;
-  }();
+  static const std::vector<std::string> names = entry_names(device_types());
   return names;
 }
 
 const DeviceType& device_type(const std::string& name) {
-  for (const DeviceType* t : device_types()) {
-    if (t->spec().name == name) return *t;
-  }
-  throw_unknown_name("device.name", name, device_names());
+  return entry_named(device_types(), name, "device.name");
 }
 
 const SectionSpec& device_section() {
-  static const SectionSpec section = [] {
-    std::vector<ComponentSpec> components;
-    for (const DeviceType* t : device_types()) components.push_back(t->spec());
-    return SectionSpec{
-        "device",
-        {key("device.name", ValueType::kEnum).def("null").choices(device_names()).desc("device")},
-        "device.name",
-        components};
-  }();
+  static const SectionSpec section = registry_section(
+      "device", {}, key("device.name", ValueType::kEnum).def("null").desc("device"),
+      entry_specs(device_types()));
   return section;
 }
 

@@ -21,13 +21,10 @@ void check_framework(const FrameworkConfig& config) {
 }
 
 const SectionSpec& framework_section() {
-  static const SectionSpec section{"framework",
-                                   {key("framework.name", ValueType::kEnum)
-                                        .def("exact")
-                                        .choices(framework_names())
-                                        .desc("priority-queue framework")},
-                                   "framework.name",
-                                   type_specs(Frameworks{})};
+  static const SectionSpec section = registry_section(
+      "framework", {},
+      key("framework.name", ValueType::kEnum).def("exact").desc("priority-queue framework"),
+      type_specs(Frameworks{}));
   return section;
 }
 

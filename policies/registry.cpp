@@ -40,25 +40,17 @@ const SectionSpec& policy_section() {
   static const SectionSpec section = [] {
     std::vector<ComponentSpec> components = type_specs(Policies{});
     for (const ComponentSpec& c : type_specs(CachePolicies{})) components.push_back(c);
-    return SectionSpec{"policy",
-                       {key("policy.name", ValueType::kEnum)
-                            .def("lru")
-                            .choices(policy_names())
-                            .desc("caching policy")},
-                       "policy.name",
-                       components};
+    return registry_section("policy", {},
+                            key("policy.name", ValueType::kEnum).def("lru").desc("caching policy"),
+                            std::move(components));
   }();
   return section;
 }
 
 const SectionSpec& admission_section() {
-  static const SectionSpec section{"admission",
-                                   {key("admission.name", ValueType::kEnum)
-                                        .def("none")
-                                        .choices(admission_names())
-                                        .desc("admission policy")},
-                                   "admission.name",
-                                   type_specs(AdmissionPolicies{})};
+  static const SectionSpec section = registry_section(
+      "admission", {}, key("admission.name", ValueType::kEnum).def("none").desc("admission policy"),
+      type_specs(AdmissionPolicies{}));
   return section;
 }
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "fmt/format.h"
 
@@ -267,5 +268,15 @@ template double Params::get<double>(const KeySpec&) const;
 template bool Params::get<bool>(const KeySpec&) const;
 template std::string Params::get<std::string>(const KeySpec&) const;
 template char Params::get<char>(const KeySpec&) const;
+
+SectionSpec registry_section(std::string name, std::vector<KeySpec> leading, KeySpec selector,
+                             std::vector<ComponentSpec> components) {
+  std::vector<std::string> names;
+  for (const ComponentSpec& c : components) names.push_back(c.name);
+  selector.choices(std::move(names));
+  const std::string selector_name = selector.name;
+  leading.push_back(std::move(selector));
+  return SectionSpec{std::move(name), std::move(leading), selector_name, std::move(components)};
+}
 
 }  // namespace flashpq

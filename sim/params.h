@@ -242,6 +242,12 @@ struct SectionSpec {
   std::vector<ComponentSpec> components;
 };
 
+/// The section of a registry: `leading` keys, then `selector` (an enumeration whose choices are
+/// the components' names, in order; give it its default and description), then the
+/// components' keys. REQUIRES: selector's default is among the components.
+SectionSpec registry_section(std::string name, std::vector<KeySpec> leading, KeySpec selector,
+                             std::vector<ComponentSpec> components);
+
 /// A registry of component types, one per line of its list: the frameworks
 /// (engine/framework.h), the policies and admission policies (policies/registry.h). Each type
 /// T has `static const ComponentSpec& spec()`; with_type_named() calls fn on the one whose
@@ -281,6 +287,35 @@ template <class... T, class Fn>
 decltype(auto) with_type_named(TypeList<T...> list, std::string_view name, std::string_view what,
                                Fn&& fn) {
   return detail::with_type_named(list, list, name, what, fn);
+}
+
+/// A run-time registry: a table of descriptors, each with a `spec()` (the devices, trace
+/// formats and generators: devices/device.cpp, traces/trace_reader.cpp, traces/generator.cpp).
+/// The names of its entries, in table order.
+template <class T>
+std::vector<std::string> entry_names(const std::vector<const T*>& table) {
+  std::vector<std::string> names;
+  for (const T* t : table) names.push_back(t->spec().name);
+  return names;
+}
+
+/// The specs of a run-time registry's entries, in table order.
+template <class T>
+std::vector<ComponentSpec> entry_specs(const std::vector<const T*>& table) {
+  std::vector<ComponentSpec> specs;
+  for (const T* t : table) specs.push_back(t->spec());
+  return specs;
+}
+
+/// The entry of `table` whose spec().name is `name`. Throws std::invalid_argument
+/// "WHAT: unknown 'NAME' (allowed: …)" when none is.
+template <class T>
+const T& entry_named(const std::vector<const T*>& table, std::string_view name,
+                     std::string_view what) {
+  for (const T* t : table) {
+    if (t->spec().name == name) return *t;
+  }
+  throw_unknown_name(what, name, entry_names(table));
 }
 
 extern template int64_t Params::get<int64_t>(const KeySpec&) const;

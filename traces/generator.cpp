@@ -22,21 +22,11 @@ const std::vector<const TraceGenerator*>& trace_generators() {
 
 namespace {
 
-std::vector<std::string> generator_names() {
-  std::vector<std::string> v;
-  for (const TraceGenerator* g : trace_generators()) v.push_back(g->spec().name);
-  return v;
-}
-
 const ComponentSpec& generator_format_spec() {
-  static const ComponentSpec spec = [] {
-    std::vector<ComponentSpec> choices;
-    for (const TraceGenerator* g : trace_generators()) choices.push_back(g->spec());
-    return ComponentSpec{
-        "generator",          "no file: requests made by the generator trace.generator names",
-        {generator_key()},    {},
-        generator_key().name, choices};
-  }();
+  static const ComponentSpec spec{
+      "generator",          "no file: requests made by the generator trace.generator names",
+      {generator_key()},    {},
+      generator_key().name, entry_specs(trace_generators())};
   return spec;
 }
 
@@ -45,18 +35,15 @@ const ComponentSpec& generator_format_spec() {
 const KeySpec& generator_key() {
   static const KeySpec k = key("trace.generator", ValueType::kEnum)
                                .def("device_io")
-                               .choices(generator_names())
+                               .choices(entry_names(trace_generators()))
                                .strict_to_readers()
                                .desc("the request generator");
   return k;
 }
 
 const TraceGenerator& trace_generator(const TraceConfig& config) {
-  const std::string name = config.params.get<std::string>(generator_key());
-  for (const TraceGenerator* g : trace_generators()) {
-    if (g->spec().name == name) return *g;
-  }
-  throw_unknown_name("trace.generator", name, generator_names());
+  return entry_named(trace_generators(), config.params.get<std::string>(generator_key()),
+                     generator_key().name);
 }
 
 extern const TraceFormat kGeneratorFormat{

@@ -40,33 +40,19 @@ const std::vector<const TraceFormat*>& trace_formats() {
 }
 
 const std::vector<std::string>& trace_format_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const TraceFormat* f : trace_formats()) v.push_back(f->spec().name);
-    return v;
-  }();
+  static const std::vector<std::string> names = entry_names(trace_formats());
   return names;
 }
 
 const TraceFormat& trace_format(const std::string& name) {
-  for (const TraceFormat* f : trace_formats()) {
-    if (f->spec().name == name) return *f;
-  }
-  throw_unknown_name("trace.format", name, trace_format_names());
+  return entry_named(trace_formats(), name, "trace.format");
 }
 
 const SectionSpec& trace_section() {
-  static const SectionSpec section = [] {
-    std::vector<ComponentSpec> components;
-    for (const TraceFormat* f : trace_formats()) components.push_back(f->spec());
-    return SectionSpec{"trace",
-                       {kTracePathKey, key("trace.format", ValueType::kEnum)
-                                           .def("oracleGeneral")
-                                           .choices(trace_format_names())
-                                           .desc("trace format")},
-                       "trace.format",
-                       components};
-  }();
+  static const SectionSpec section = registry_section(
+      "trace", {kTracePathKey},
+      key("trace.format", ValueType::kEnum).def("oracleGeneral").desc("trace format"),
+      entry_specs(trace_formats()));
   return section;
 }
 
