@@ -25,7 +25,7 @@ namespace {
 
 // A value written in the file or with --set, not taken from the defaults.
 bool is_set(const SourcedValue& v) {
-  return !v.text.empty() && !v.where.ends_with("(default)");
+  return !v.text.empty() && !v.is_default();
 }
 
 // Checks v against the key's declaration; a ConfigError names where it was written.
@@ -144,22 +144,22 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
           0, msg.find_first_not_of("abcdefghijklmnopqrstuvwxyz_.ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
     }
     const auto it = values.find(key);
-    return std::make_pair(
-        msg.starts_with("key '"),
-        it != values.end() && !it->second.where.ends_with("(default)") ? it->second.where : file);
+    return std::make_pair(msg.starts_with("key '"),
+                          it != values.end() && !it->second.is_default() ? it->second.where : file);
   };
   try {
     c.seed = all.get<uint64_t>(find_key("seed")->spec);
     c.warmup = all.get<double>(find_key("warmup")->spec);
     c.capacity = CapacitySpec::parse(values.at(kCapacityKey.name).text);
-    c.cache = CacheConfig::from(section_params(all, "cache"));
-    // Each section's selected component is named by its section's selector.
+    // Each section's values, and its selected component, named by the section's selector.
+    auto params_of = [&](const SectionSpec& section) { return section_params(all, section.name); };
     auto selected = [&](const SectionSpec& section) { return values.at(section.selector).text; };
-    c.policy = PolicyConfig{selected(policy_section()), section_params(all, "policy")};
-    c.admission = AdmissionConfig{selected(admission_section()), section_params(all, "admission")};
-    c.framework = FrameworkConfig{selected(framework_section()), section_params(all, "framework")};
+    c.cache = CacheConfig::from(params_of(cache_section()));
+    c.policy = PolicyConfig{selected(policy_section()), params_of(policy_section())};
+    c.admission = AdmissionConfig{selected(admission_section()), params_of(admission_section())};
+    c.framework = FrameworkConfig{selected(framework_section()), params_of(framework_section())};
     c.device.name = selected(device_section());
-    c.device.params = section_params(all, "device");
+    c.device.params = params_of(device_section());
     c.device.seed = c.seed;
     // The device resolves its keys (reading, never writing, a real device); the trace learns
     // its bounds and the seed.
@@ -167,11 +167,11 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.device_bounds = device_type(c.device.name).resolve(c.device, resolved);
     for (const auto& [k, v] : resolved.values()) shown[k] = v;
     c.trace.format = selected(trace_section());
-    c.trace.params = section_params(all, "trace");
+    c.trace.params = params_of(trace_section());
     c.trace.seed = c.seed;
     c.trace.device = c.device_bounds;
     trace_format(c.trace.format).check(c.trace);
-    c.timing = timing_config(section_params(all, "timing"));
+    c.timing = timing_config(params_of(timing_section()));
     check_policy(c.policy);
     check_admission(c.admission);
     check_framework(c.framework);
@@ -190,8 +190,8 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     }
     if (holds(Condition{r.key, r.allowed, false}, values)) continue;
     const SourcedValue& v = values.at(r.key);
-    fail(v.where.ends_with("(default)") ? file : v.where, r.key,
-         join_names(r.allowed, " or ") + " (" + r.why + ")", v.text);
+    fail(v.is_default() ? file : v.where, r.key, join_names(r.allowed, " or ") + " (" + r.why + ")",
+         v.text);
   }
 
   for (const SchemaKey& k : schema) c.parameters.emplace_back(k.spec.name, shown[k.spec.name]);

@@ -39,6 +39,8 @@ class ConfigError : public std::runtime_error {
 struct SourcedValue {
   std::string text;
   std::string where;
+  /// Whether the value is the key's default, not written in the file or with --set.
+  bool is_default() const { return where.ends_with(" (default)"); }
 };
 
 /// One cell: every section decoded and checked, plus the text of each key for the results row.
