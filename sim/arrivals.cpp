@@ -20,7 +20,7 @@ const TimingConfig& open_loop(const TimingConfig& config) {
 
 uint64_t to_ns(double ns) {
   // Rounded to the nearest; clamped so that absurd products saturate instead of overflowing.
-  if (!(ns < 1.8e19)) return UINT64_MAX;
+  if (!(ns < 9.2e18)) return UINT64_MAX;  // llround is defined below 2^63 only
   return static_cast<uint64_t>(std::llround(std::max(0.0, ns)));
 }
 
