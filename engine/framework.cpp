@@ -20,6 +20,21 @@ void check_framework(const FrameworkConfig& config) {
   });
 }
 
+FrameworkLayout framework_layout(const FrameworkConfig& config, const CacheShape& shape) {
+  return with_type_named(Frameworks{}, config.name, "framework.name", [&](auto type) {
+    using F = typename decltype(type)::type;
+    if constexpr (requires { F::layout(config.params, shape); }) {
+      return F::layout(config.params, shape);
+    } else {
+      F::check(config.params);
+      FrameworkLayout layout;
+      layout.device_bytes = F::kHasQueue ? shape.capacity_bytes : 0;
+      layout.places_objects = F::kHasQueue;
+      return layout;
+    }
+  });
+}
+
 const SectionSpec& framework_section() {
   static const SectionSpec section = registry_section(
       "framework", {},

@@ -44,6 +44,12 @@ bool framework_builds_cache(const std::string& name);
 /// unknown framework.
 void check_framework(const FrameworkConfig& config);
 
+/// The layout of a cache of `shape` on the framework `config` names (engine/queue.h
+/// FrameworkLayout): a framework that declares `static FrameworkLayout layout(const Params&,
+/// const CacheShape&)` computes its own; otherwise no blocks, C bytes addressed, objects placed
+/// when it has a queue. Throws std::invalid_argument as check_framework().
+FrameworkLayout framework_layout(const FrameworkConfig& config, const CacheShape& shape);
+
 /// Builds the cache for policy `policy` with admission `admission` on the framework named by
 /// `framework`, placing objects on `device`, and calls fn(cache) with it (a Cache<P, Queue, A>&;
 /// fn returns void). Throws std::invalid_argument for an unknown name, a framework without a

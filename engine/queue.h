@@ -51,9 +51,12 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/object_table.h"
+#include "engine/size_histogram.h"
 #include "sim/params.h"
 
 namespace flashpq {
@@ -72,14 +75,75 @@ struct FrameworkConfig {
   Params params;
 };
 
-/// framework.block_size, read by RIPQ and SIPQ: the device block size B in bytes, the unit
-/// written to flash. Range [1 B, 4 GiB); a real device also needs a multiple of its logical
-/// block size. In unit-size mode (every object counts 1) B counts objects, like the capacity.
-inline const KeySpec kBlockSizeKey = key("framework.block_size", ValueType::kSize)
-                                         .def("1MiB")
-                                         .units("bytes")
-                                         .range(1, 4294967295.0)
-                                         .desc("device block size B (objects in unit-size mode)");
+/// framework.block_size, read by RIPQ and SIPQ: the device block size B, the unit written to
+/// flash. Bytes with a unit (256KiB), or, written with a decimal point, a fraction of the cache
+/// capacity (0.00390625 = C/256: the RIPQ paper §6 sizes blocks against the cache), resolved per
+/// cell by block_size_bytes(). In unit-size mode (every object counts 1) B counts objects, like
+/// the capacity.
+inline const KeySpec kBlockSizeKey =
+    key("framework.block_size", ValueType::kCapacity)
+        .def("1MiB")
+        .units("bytes or fraction")
+        .desc(
+            "device block size B: bytes with a unit, or with a decimal point a fraction in (0, 1] "
+            "of the cache capacity (0.00390625 = C/256), rounded down to the device's logical "
+            "block (objects in unit-size mode)");
+
+/// B resolved for a cache of `capacity_bytes` on a device of logical block `granule` bytes
+/// (>= 1): bytes as written, or ⌊f · C⌋ rounded down to a multiple of `granule`, at least one
+/// granule. Throws std::invalid_argument quoting the value if it is not a kBlockSizeKey value,
+/// or if B exceeds 2^32 − 1 bytes.
+inline uint64_t block_size_bytes(const Params& params, uint64_t capacity_bytes, uint64_t granule) {
+  const std::string& text = params.has(kBlockSizeKey.name) ? params.text(kBlockSizeKey.name)
+                                                           : kBlockSizeKey.default_value;
+  check_value(kBlockSizeKey, text);
+  uint64_t b = 0;
+  if (text.find('.') != std::string::npos) {
+    double f = 0;
+    parse_double(text, &f);
+    const auto raw = static_cast<uint64_t>(static_cast<double>(capacity_bytes) * f);
+    const uint64_t g = granule == 0 ? 1 : granule;
+    b = raw / g * g;
+    if (b < g) b = g;
+  } else {
+    b = parse_size(text);
+  }
+  if (b > 4294967295u) {
+    throw std::invalid_argument("framework.block_size: expected at most 4294967295 bytes, found " +
+                                text + " = " + std::to_string(b) + " bytes");
+  }
+  return b;
+}
+
+/// A cache as a framework sees it before it is built (framework_layout(), engine/framework.h).
+struct CacheShape {
+  /// The resolved capacity C: bytes, or objects in unit-size mode.
+  uint64_t capacity_bytes = 0;
+  /// The device's logical block in bytes (>= 1): a fractional block size rounds down to it.
+  uint64_t granule = 1;
+  /// The trace's largest object in bytes (0 = unknown).
+  uint64_t largest_object_bytes = 0;
+  /// The trace's gets and sets by object size (nullptr = unknown).
+  const SizeHistogram* sizes = nullptr;
+  /// Every object counts 1 (cache.unit_size).
+  bool unit_size = false;
+};
+
+/// What a framework will do with a cache of a given shape, known before it is built: the block
+/// size the results row reports, the device bytes a device sized for the cache must export, and
+/// warnings for legal but misleading configurations.
+struct FrameworkLayout {
+  /// Device block size B in bytes (framework.block_size resolved); 0 when the framework writes
+  /// no blocks.
+  uint64_t block_bytes = 0;
+  /// Bytes of the device the framework addresses at most (RIPQ, SIPQ: ⌊C/B⌋·B; exact: C);
+  /// 0 when it addresses what the trace says (direct).
+  uint64_t device_bytes = 0;
+  /// Whether objects are written to the device at all.
+  bool places_objects = false;
+  /// One sentence per misleading choice, naming the keys to change.
+  std::vector<std::string> notes;
+};
 
 /// framework.read_hits, read by the cache (engine/cache.h) on the frameworks that place objects
 /// on the device (RIPQ, SIPQ, exact with naive placement): a cache hit reads the object's bytes

@@ -20,9 +20,10 @@ TraceSummary summarize_trace(const TraceConfig& config) {
     s.requests += n;
     for (size_t i = 0; i < n; ++i) {
       // A delete brings no data into the cache: only gets and sets make the working set.
-      if (batch[i].op != Op::kDelete && seen.insert(batch[i].key)) {
-        s.working_set_bytes += batch[i].size_bytes;
-      }
+      if (batch[i].op == Op::kDelete) continue;
+      if (batch[i].size_bytes > s.max_object_bytes) s.max_object_bytes = batch[i].size_bytes;
+      s.sizes.add(batch[i].size_bytes);
+      if (seen.insert(batch[i].key)) s.working_set_bytes += batch[i].size_bytes;
     }
   }
   s.unique_objects = seen.size();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/size_histogram.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {
@@ -20,6 +21,10 @@ struct TraceSummary {
   uint64_t unique_objects = 0;
   /// Sum of first-seen sizes, in bytes.
   uint64_t working_set_bytes = 0;
+  /// The largest size of a get or set, in bytes.
+  uint64_t max_object_bytes = 0;
+  /// The sizes of the gets and sets, requests per size bucket.
+  SizeHistogram sizes;
   /// The format's content hash (TraceFormat::content_hash): XXH3-64 of the trace file's bytes as
   /// stored (compressed or not), or of a generator's parameters; 16 lowercase hex digits.
   std::string content_hash;

@@ -23,6 +23,14 @@ struct ExactFramework {
   static const ComponentSpec& spec();
   /// Decodes the keys it reads, to check them. Throws std::invalid_argument.
   static void check(const Params& params) { ExactConfig::from(params); }
+  /// No blocks; C bytes addressed (naive placement spans at most the device); objects placed
+  /// with naive placement only.
+  static FrameworkLayout layout(const Params& params, const CacheShape& shape) {
+    FrameworkLayout layout;
+    layout.device_bytes = shape.capacity_bytes;
+    layout.places_objects = ExactConfig::from(params).naive_placement;
+    return layout;
+  }
   static constexpr bool kHasQueue = true;
   template <class P>
   using Queue = ExactQueueFor<P>;

@@ -3,8 +3,28 @@
 
 #include "engine/queue.h"
 #include "engine/ripq/ripq_queue.h"
+#include "fmt/format.h"
 
 namespace flashpq {
+
+namespace {
+
+// An object larger than B never fits a block, so the framework never caches it: a note when
+// such objects draw 1 % of the gets and sets or more (they cap its hit ratio below exact's).
+void note_large_objects(const char* framework, uint64_t block_bytes, const CacheShape& shape,
+                        FrameworkLayout& layout) {
+  if (shape.unit_size || shape.sizes == nullptr || shape.sizes->total() == 0) return;
+  const uint64_t above = shape.sizes->count_above(block_bytes);
+  if (100 * above < shape.sizes->total()) return;
+  layout.notes.push_back(fmt::format(
+      "framework {}: at least {:.1f} % of the requests are for objects larger than its device "
+      "blocks of {} B (the largest is {} B), which it never caches: raise framework.block_size "
+      "or the cache size",
+      framework, 100.0 * static_cast<double>(above) / static_cast<double>(shape.sizes->total()),
+      block_bytes, shape.largest_object_bytes));
+}
+
+}  // namespace
 
 const KeySpec kInsertionPointsKey = key("framework.insertion_points", ValueType::kInt)
                                         .def("8")
@@ -41,14 +61,38 @@ const ComponentSpec& RipqFramework::spec() {
   return spec;
 }
 
-RipqConfig RipqConfig::from(const Params& params) {
+RipqConfig RipqConfig::from(const Params& params, uint64_t capacity_bytes, uint64_t granule) {
   RipqConfig c;
-  c.block_size_bytes = params.get<uint64_t>(kBlockSizeKey);
+  c.block_size_bytes = flashpq::block_size_bytes(params, capacity_bytes, granule);
   c.insertion_points = params.get<uint32_t>(kInsertionPointsKey);
   c.reserved_blocks = params.get<uint32_t>(kReservedBlocksKey);
   c.materialize_threshold = params.get<double>(kMaterializeThresholdKey);
   c.histogram_bins = params.get<uint32_t>(kHistogramBinsKey);
   return c;
+}
+
+FrameworkLayout RipqFramework::layout(const Params& params, const CacheShape& shape) {
+  const RipqConfig c = RipqConfig::from(params, shape.capacity_bytes, shape.granule);
+  FrameworkLayout layout;
+  layout.block_bytes = c.block_size_bytes;
+  const uint64_t blocks = shape.capacity_bytes / c.block_size_bytes;
+  layout.device_bytes = blocks * c.block_size_bytes;
+  layout.places_objects = true;
+  if (blocks < 4 * uint64_t{c.insertion_points}) {
+    layout.notes.push_back(fmt::format(
+        "framework ripq: {} device blocks for K = {} insertion points, fewer than 4·K: sections "
+        "of under 4 blocks blur the insertion points: use a smaller framework.block_size "
+        "(0.00390625 = C/256, as the RIPQ paper)",
+        blocks, c.insertion_points));
+  }
+  if (4 * uint64_t{c.reserved_blocks} > blocks) {
+    layout.notes.push_back(fmt::format(
+        "framework ripq: framework.reserved_blocks = {} is over a quarter of the {} device "
+        "blocks: the reserve holds no objects, so the cache is effectively smaller",
+        c.reserved_blocks, blocks));
+  }
+  note_large_objects("ripq", c.block_size_bytes, shape, layout);
+  return layout;
 }
 
 }  // namespace flashpq

@@ -16,7 +16,8 @@ namespace flashpq {
 
 /// What RIPQ reads of the framework section.
 struct RipqConfig {
-  /// Device block size B in bytes (kBlockSizeKey). Default 1 MiB.
+  /// Device block size B in bytes (kBlockSizeKey, resolved by block_size_bytes()). Default
+  /// 1 MiB.
   uint64_t block_size_bytes = 1 << 20;
   /// Insertion points K; α = 1/K (§4.2, Table 3). Default 8. Range [1, 64].
   uint32_t insertion_points = 8;
@@ -34,9 +35,11 @@ struct RipqConfig {
   /// Range [2, 100000].
   uint32_t histogram_bins = 100;
 
-  /// Decodes `params` (framework.* keys; unset keys take their defaults). Throws
+  /// Decodes `params` (framework.* keys; unset keys take their defaults) for a cache of
+  /// `capacity_bytes` on a device of logical block `granule` bytes, which resolve a fractional
+  /// block size (block_size_bytes(), engine/queue.h; capacity 0 checks the text only). Throws
   /// std::invalid_argument quoting a bad value.
-  static RipqConfig from(const Params& params);
+  static RipqConfig from(const Params& params, uint64_t capacity_bytes = 0, uint64_t granule = 1);
 };
 
 extern const KeySpec kInsertionPointsKey;

@@ -80,7 +80,8 @@ class RipqQueue {
 
   /// Builds the queue from ctx, reading RIPQ's keys from ctx.framework.params (RipqConfig).
   explicit RipqQueue(const QueueContext& ctx)
-      : RipqQueue(ctx, RipqConfig::from(ctx.framework.params)) {}
+      : RipqQueue(ctx, RipqConfig::from(ctx.framework.params, ctx.capacity_bytes,
+                                        ctx.device.logical_block_bytes())) {}
 
   /// Builds the queue over ctx.capacity_bytes / block_size_bytes device slots.
   /// Throws std::invalid_argument if the capacity holds fewer than reserved_blocks + 2 blocks
@@ -924,6 +925,11 @@ struct RipqFramework {
   static const ComponentSpec& spec();
   /// Decodes the keys it reads, to check them. Throws std::invalid_argument.
   static void check(const Params& params) { RipqConfig::from(params); }
+  /// B resolved, ⌊C/B⌋ blocks of the device addressed, and the notes on configurations that
+  /// starve the queue: fewer than 4·K blocks (each of the K sections, §4.2, then spans under 4
+  /// blocks, so insertion points collapse onto the same blocks), reserved blocks over a quarter
+  /// of them (§4.4: the reserve is not cache), and B below the largest object (never cached).
+  static FrameworkLayout layout(const Params& params, const CacheShape& shape);
   static constexpr bool kHasQueue = true;
   template <class P>
   using Queue = RipqQueue<P::kKind>;

@@ -13,7 +13,8 @@ namespace flashpq {
 
 /// What SIPQ reads of the framework section.
 struct SipqConfig {
-  /// Device block size B in bytes (kBlockSizeKey). Default 1 MiB.
+  /// Device block size B in bytes (kBlockSizeKey, resolved by block_size_bytes()). Default
+  /// 1 MiB.
   uint64_t block_size_bytes = 1 << 20;
   /// Logical occupancy θ (§5): the in-memory virtual cache holds at most ⌊θ · (M·B − padding)⌋
   /// bytes, M·B the log's bytes and padding the unused tails of its written blocks
@@ -23,9 +24,11 @@ struct SipqConfig {
   /// LRU: implementation WA 16,082 and 160 s, against 3.16 and 0.6 s at 0.9.
   double occupancy = 0.5;
 
-  /// Decodes `params` (framework.* keys; unset keys take their defaults). Throws
+  /// Decodes `params` (framework.* keys; unset keys take their defaults) for a cache of
+  /// `capacity_bytes` on a device of logical block `granule` bytes, which resolve a fractional
+  /// block size (block_size_bytes(), engine/queue.h; capacity 0 checks the text only). Throws
   /// std::invalid_argument quoting a bad value.
-  static SipqConfig from(const Params& params);
+  static SipqConfig from(const Params& params, uint64_t capacity_bytes = 0, uint64_t granule = 1);
 };
 
 extern const KeySpec kOccupancyKey;

@@ -123,7 +123,8 @@ class SipqQueue {
 
   /// Builds the queue from ctx, reading SIPQ's keys from ctx.framework.params (SipqConfig).
   explicit SipqQueue(const QueueContext& ctx)
-      : SipqQueue(ctx, SipqConfig::from(ctx.framework.params)) {}
+      : SipqQueue(ctx, SipqConfig::from(ctx.framework.params, ctx.capacity_bytes,
+                                        ctx.device.logical_block_bytes())) {}
 
   /// Reads the block size B and the occupancy θ. REQUIRES: ctx's references outlive the queue.
   /// Throws std::invalid_argument if the capacity holds fewer than 2 blocks (or more than
@@ -561,6 +562,9 @@ struct SipqFramework {
   static const ComponentSpec& spec();
   /// Decodes the keys it reads, to check them. Throws std::invalid_argument.
   static void check(const Params& params) { SipqConfig::from(params); }
+  /// B resolved, ⌊C/B⌋ blocks of the device addressed, and a note when B is below the largest
+  /// object (never cached).
+  static FrameworkLayout layout(const Params& params, const CacheShape& shape);
   static constexpr bool kHasQueue = true;
   template <class P>
   using Queue = SipqQueueFor<P>;

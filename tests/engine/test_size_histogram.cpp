@@ -1,0 +1,75 @@
+// tests/engine/test_size_histogram.cpp — engine/size_histogram.h against a brute-force count,
+// and framework.block_size resolution (engine/queue.h block_size_bytes) by hand.
+#include <bit>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "engine/queue.h"
+#include "engine/size_histogram.h"
+#include "sim/rng.h"
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("SizeHistogram::count_above is exact at bucket starts, a lower bound inside",
+          "[engine][size_histogram]") {
+  SizeHistogram h;
+  // Buckets: 0..7 one each; then 8 per octave: [8,9) … [15,16), [16,18) … [30,32), [32,36) …
+  for (uint64_t s : std::vector<uint64_t>{0, 1, 7, 8, 15, 16, 17, 18, 31, 32, 35, 36, 1000, 1u << 20})
+    h.add(s);
+  CHECK(h.total() == 14);
+  CHECK(h.count_above(0) == 13);
+  CHECK(h.count_above(7) == 11);
+  CHECK(h.count_above(15) == 9);   // 16 and up
+  CHECK(h.count_above(16) == 7);   // bucket [16,18) holds 16 and 17: neither counted; 18 and up
+  CHECK(h.count_above(17) == 7);   // exact: 18 starts a bucket
+  CHECK(h.count_above(31) == 5);   // 32 and up
+  CHECK(h.count_above(1000) == 1);  // 1000 lies in [960,1024): whole buckets above it hold 2^20
+  CHECK(h.count_above(1u << 20) == 0);
+
+  // Brute force on random sizes: never above the true count, exact at every bucket start.
+  RngStream rng(7, 1);
+  std::vector<uint64_t> sizes;
+  SizeHistogram r;
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t s = rng.next() >> (rng.next() % 64);
+    sizes.push_back(s);
+    r.add(s);
+  }
+  for (uint64_t b : {uint64_t{0}, uint64_t{5}, uint64_t{4095}, uint64_t{4096}, uint64_t{70000},
+                     uint64_t{1} << 40, uint64_t{3} << 50}) {
+    uint64_t truth = 0, from_next_start = 0;
+    for (uint64_t s : sizes) truth += s > b;
+    CHECK(r.count_above(b) <= truth);
+    // The first bucket start above b: every size >= it is counted.
+    uint64_t start = b + 1;
+    if (start >= 8) {
+      const uint64_t width = uint64_t{1} << (63 - std::countl_zero(start) - 3);
+      start = (start + width - 1) / width * width;
+    }
+    for (uint64_t s : sizes) from_next_start += s >= start;
+    CHECK(r.count_above(b) == from_next_start);
+  }
+}
+
+TEST_CASE("framework.block_size: bytes as written, or a fraction of C rounded to the granule",
+          "[engine][size_histogram]") {
+  Params p;
+  CHECK(block_size_bytes(p, 123456, 4096) == 1u << 20);  // the default, 1 MiB
+  p.set("framework.block_size", "256KiB");
+  CHECK(block_size_bytes(p, 123456, 4096) == 262144);
+  p.set("framework.block_size", "0.00390625");
+  CHECK(block_size_bytes(p, 27885423, 1) == 108927);      // ⌊27,885,423 / 256⌋
+  CHECK(block_size_bytes(p, 27885423, 4096) == 106496);   // 26 pages
+  CHECK(block_size_bytes(p, 100000, 4096) == 4096);       // 390 B: at least one granule
+  p.set("framework.block_size", "1.0");
+  CHECK(block_size_bytes(p, 27885423, 512) == 27885056);  // C rounded down to 512 B
+  p.set("framework.block_size", "8GiB");
+  CHECK_THROWS_WITH(block_size_bytes(p, 1, 1), Catch::Contains("at most 4294967295 bytes"));
+  p.set("framework.block_size", "1.5");
+  CHECK_THROWS_WITH(block_size_bytes(p, 1, 1), Catch::Contains("framework.block_size"));
+}
+
+}  // namespace
+}  // namespace flashpq
