@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -184,6 +185,14 @@ struct DeviceType {
   std::vector<Column> columns;
   /// Real hardware: every cell on it is timed by the wall clock.
   bool wall_clock = false;
+  /// Sizing for the cache, when the device's keys ask for it (simflash's device.size_to_cache):
+  /// sets config.params so the exported capacity is the smallest the device can have that holds
+  /// `footprint_bytes` (the bytes the cache's framework addresses) and returns the new bounds
+  /// (the row's device_exported_bytes); returns std::nullopt when the keys do not ask for it.
+  /// nullptr: the device is never sized (its capacity is what it is). Throws
+  /// std::invalid_argument when no geometry of the device holds the footprint.
+  std::optional<DeviceBounds> (*size_for_cache)(DeviceConfig& config,
+                                                uint64_t footprint_bytes) = nullptr;
 };
 
 /// The registered device types, in registration order.

@@ -365,6 +365,15 @@ const KeySpec kChannelBandwidth = field("channel_bandwidth_mib_s", ValueType::kF
                                       .range(0, 1e9)
                                       .desc("transfer rate of one channel (0 = instant)");
 
+const KeySpec kSizeToCache =
+    key("device.size_to_cache", ValueType::kBool)
+        .def("false")
+        .strict_to_readers()
+        .desc(
+            "blocks_per_plane chosen per cell so the exported space is the smallest that holds "
+            "the cache's device blocks: a cache that fills its device (excludes "
+            "device.blocks_per_plane)");
+
 // A number as the results row shows it: {fmt}'s shortest text.
 std::string shown_number(double v) {
   return fmt::format("{}", v);
@@ -379,7 +388,7 @@ const ComponentSpec& simflash_spec() {
       "discrete-event model",
       {kProfile, kChannels, kDiesPerChannel, kPlanesPerDie, kBlocksPerPlane, kPagesPerBlock,
        kPageSize, kUtilization, kOverProvisioning, kGcPolicy, kGcD, kGcStream, kGcLowWatermark,
-       kGcHighWatermark, kTr, kTprog, kTbers, kChannelBandwidth},
+       kGcHighWatermark, kTr, kTprog, kTbers, kChannelBandwidth, kSizeToCache},
       {},
       {},
       {}};
@@ -394,6 +403,12 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
   auto real = [&](const KeySpec& k, double* out) {
     if (params.has(k.name)) *out = params.get<double>(k);
   };
+  if (params.get<bool>(kSizeToCache) && params.has(kBlocksPerPlane.name)) {
+    throw std::invalid_argument(
+        "key 'device.size_to_cache': sizes device.blocks_per_plane for the cache itself; "
+        "expected no device.blocks_per_plane with it, found '" +
+        params.text(kBlocksPerPlane.name) + "'");
+  }
   u32(kChannels, &f.channels);
   u32(kDiesPerChannel, &f.dies_per_channel);
   u32(kPlanesPerDie, &f.planes_per_die);
@@ -445,6 +460,48 @@ void show_simflash_config(const SimFlashConfig& f, Params& shown) {
   shown.set(kTprog.name, shown_number(f.tPROG_us));
   shown.set(kTbers.name, shown_number(f.tBERS_us));
   shown.set(kChannelBandwidth.name, shown_number(f.channel_bandwidth_mib_s));
+}
+
+}  // namespace flashpq
+
+namespace flashpq {
+
+bool simflash_size_to_cache(const Params& params) {
+  return params.get<bool>(kSizeToCache);
+}
+
+Params simflash_with_blocks_per_plane(Params params, uint32_t blocks_per_plane) {
+  params.set(kBlocksPerPlane.name, blocks_per_plane);
+  params.set(kSizeToCache.name, false);
+  return params;
+}
+
+uint32_t simflash_blocks_per_plane_for(SimFlashConfig base, uint64_t bytes) {
+  // Both conditions hold from some n on: the exported space ⌊ρ · n · pages per superblock⌋
+  // grows with n, and so does the slack validate() needs for GC to reach its high watermark,
+  // (n − high + 1 − frontiers) · pages per superblock − exported ≈ ((1 − ρ) · n − high + 1 −
+  // frontiers) · pages. Start just below the larger estimate, take the first n that passes.
+  const double rho = base.effective_utilization();
+  const double per_superblock = rho * static_cast<double>(base.superblock_bytes());
+  const double for_bytes = std::ceil(static_cast<double>(bytes) / std::max(per_superblock, 1.0));
+  const double for_gc =
+      (base.gc_high_watermark - 1.0 + base.frontiers()) / std::max(1.0 - rho, 1e-9);
+  const double max_n = static_cast<double>(uint64_t{1} << 24);
+  const auto first = static_cast<uint64_t>(std::clamp(std::max(for_bytes, for_gc) - 2, 2.0, max_n));
+  std::string last_error = "no exported space large enough";
+  for (uint64_t n = first, end = std::min<uint64_t>(uint64_t{1} << 24, first + 1024); n <= end;
+       ++n) {
+    base.blocks_per_plane = static_cast<uint32_t>(n);
+    if (base.exported_bytes() < bytes) continue;
+    try {
+      base.validate();
+      return static_cast<uint32_t>(n);
+    } catch (const std::invalid_argument& e) {
+      last_error = e.what();
+    }
+  }
+  throw std::invalid_argument("device.size_to_cache: no simflash device of this geometry holds " +
+                              std::to_string(bytes) + " B: " + last_error);
 }
 
 }  // namespace flashpq

@@ -169,6 +169,17 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed);
 /// Sets in `shown` the text of every simflash key for `config` (the resolved values the results
 /// row shows), device.profile aside.
 void show_simflash_config(const SimFlashConfig& config, Params& shown);
+/// device.size_to_cache: whether `params` ask for a device sized for the cache (the experiment
+/// sets device.blocks_per_plane per cell with simflash_blocks_per_plane_for). Throws as
+/// Params::get.
+bool simflash_size_to_cache(const Params& params);
+/// `params` with device.blocks_per_plane set to `blocks_per_plane` and device.size_to_cache off:
+/// the keys of a device once sized.
+Params simflash_with_blocks_per_plane(Params params, uint32_t blocks_per_plane);
+/// The smallest blocks_per_plane (superblocks) with which `base`, its other fields unchanged,
+/// exports at least `bytes` and passes validate(). Throws std::invalid_argument quoting the
+/// bytes when none up to 2^24 does (e.g. the watermarks need more superblocks than allowed).
+uint32_t simflash_blocks_per_plane_for(SimFlashConfig base, uint64_t bytes);
 /// The simflash device's name, keys and summary.
 const ComponentSpec& simflash_spec();
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 namespace flashpq {
 
@@ -65,26 +66,40 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
   return out;
 }
 
-const DeviceType kSimFlashDeviceType{&simflash_spec,
-                                     [](const DeviceConfig& config, Params& shown) {
-                                       const SimFlashConfig f =
-                                           simflash_config(config.params, config.seed);
-                                       show_simflash_config(f, shown);
-                                       return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
-                                     },
-                                     [](const DeviceConfig& config) -> std::unique_ptr<Device> {
-                                       return std::make_unique<SimFlashDevice>(config);
-                                     },
-                                     {{"host_pages_written", "", true},
-                                      {"nand_pages_written", "", true},
-                                      {"nand_bytes_written", "", true},
-                                      {"gc_pages_copied", "", true},
-                                      {"erases", "", true},
-                                      {"erase_count_min", "", true},
-                                      {"erase_count_mean", "", true},
-                                      {"erase_count_max", "", true},
-                                      {"wa_ftl", "", true},
-                                      {"wa_combined", "", true}},
-                                     false};
+const DeviceType kSimFlashDeviceType{
+    &simflash_spec,
+    [](const DeviceConfig& config, Params& shown) {
+      const SimFlashConfig f = simflash_config(config.params, config.seed);
+      show_simflash_config(f, shown);
+      // Sized per cell: the row's device_exported_bytes says
+      // what it became.
+      if (simflash_size_to_cache(config.params)) {
+        shown.set("device.blocks_per_plane", "");
+      }
+      return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
+    },
+    [](const DeviceConfig& config) -> std::unique_ptr<Device> {
+      return std::make_unique<SimFlashDevice>(config);
+    },
+    {{"host_pages_written", "", true},
+     {"nand_pages_written", "", true},
+     {"nand_bytes_written", "", true},
+     {"gc_pages_copied", "", true},
+     {"erases", "", true},
+     {"erase_count_min", "", true},
+     {"erase_count_mean", "", true},
+     {"erase_count_max", "", true},
+     {"wa_ftl", "", true},
+     {"wa_combined", "", true}},
+    false,
+    [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
+      if (!simflash_size_to_cache(config.params)) {
+        return std::nullopt;
+      }
+      SimFlashConfig f = simflash_config(config.params, config.seed);
+      f.blocks_per_plane = simflash_blocks_per_plane_for(f, footprint_bytes);
+      config.params = simflash_with_blocks_per_plane(config.params, f.blocks_per_plane);
+      return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
+    }};
 
 }  // namespace flashpq

@@ -834,3 +834,42 @@ TEST_CASE("simflash benchmark: FTL page writes per second", "[.bench]") {
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+// simflash_blocks_per_plane_for against a brute-force search: the first n from 2 up whose
+// exported space holds the bytes and whose config validates.
+TEST_CASE("simflash_blocks_per_plane_for: the smallest valid device holding the bytes",
+          "[simflash][size_to_cache]") {
+  for (const std::string profile : {"tiny", "femu", "model_a"}) {
+    for (const double rho : {0.5, 0.75, 0.9, 0.97}) {
+      SimFlashConfig base = simflash_profile(profile);
+      base.over_provisioning.reset();
+      base.utilization = rho;
+      for (const uint64_t bytes : {uint64_t{1}, uint64_t{4096}, uint64_t{27795456},
+                                   uint64_t{3} << 30, base.superblock_bytes() * 10 + 1}) {
+        INFO(profile << " rho " << rho << " bytes " << bytes);
+        uint64_t want = 0;
+        for (uint64_t n = 2; n <= (uint64_t{1} << 24) && want == 0; ++n) {
+          SimFlashConfig c = base;
+          c.blocks_per_plane = static_cast<uint32_t>(n);
+          if (c.exported_bytes() < bytes) continue;
+          try {
+            c.validate();
+            want = n;
+          } catch (const std::invalid_argument&) {
+          }
+        }
+        REQUIRE(want != 0);
+        CHECK(simflash_blocks_per_plane_for(base, bytes) == want);
+      }
+    }
+  }
+  SimFlashConfig tiny = simflash_profile("tiny");
+  CHECK_THROWS_WITH(simflash_blocks_per_plane_for(tiny, uint64_t{1} << 62),
+                    Catch::Contains("device.size_to_cache: no simflash device"));
+}
+
+}  // namespace
+}  // namespace flashpq
