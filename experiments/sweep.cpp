@@ -115,6 +115,15 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
         }
       }
       log << fmt::format("[{}/{}]{} {}\n", cell.index + 1, ex.cells.size(), label, metrics);
+      for (const auto& c : row) {
+        if (c.name != "notes" || c.text.empty()) continue;
+        for (size_t at = 0; at < c.text.size();) {  // one line per note
+          const size_t end = std::min(c.text.find("; ", at), c.text.size());
+          log << fmt::format("[{}/{}] warning: {}\n", cell.index + 1, ex.cells.size(),
+                             c.text.substr(at, end - at));
+          at = end + 2;
+        }
+      }
     } catch (const std::exception& e) {
       ++failed;
       row = failed_row(cell, e.what());

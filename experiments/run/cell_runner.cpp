@@ -39,6 +39,56 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
       expected_cached_objects(plan.cache.capacity_bytes, plan.cache.unit_size, summary);
   plan.direct = !framework_builds_cache(cell.framework.name);
   plan.trace_objects = summary.unique_objects;
+
+  // The framework's layout, then the device: sized for what the framework addresses when its
+  // keys ask (device.size_to_cache), checked to hold it otherwise.
+  plan.device = cell.device;
+  plan.device_bounds = cell.device_bounds;
+  CacheShape shape;
+  shape.capacity_bytes = plan.cache.capacity_bytes;
+  shape.granule = std::max<uint64_t>(1, plan.device_bounds.logical_block_bytes);
+  shape.largest_object_bytes = summary.max_object_bytes;
+  shape.sizes = &summary.sizes;
+  shape.unit_size = plan.cache.unit_size;
+  plan.layout = framework_layout(cell.framework, shape);
+  const DeviceType& type = device_type(plan.device.name);
+  const uint64_t addressed = plan.cache.unit_size ? 0 : plan.layout.device_bytes;
+  if (addressed != 0 && type.size_for_cache != nullptr) {
+    if (auto bounds = type.size_for_cache(plan.device, addressed)) {
+      plan.device_bounds = *bounds;
+    }
+  }
+  const uint64_t exported = plan.device_bounds.capacity_bytes;
+  if (addressed != 0 && plan.layout.block_bytes != 0 && exported != 0 && exported < addressed) {
+    throw std::invalid_argument(fmt::format(
+        "framework {}: the cache's {} device blocks of {} B need {} B, but the device exports "
+        "only {} B (a larger device, or device.size_to_cache: true for simflash)",
+        cell.framework.name, addressed / plan.layout.block_bytes, plan.layout.block_bytes,
+        addressed, exported));
+  }
+
+  // Notes: the framework's, then the cell's (docs/DESIGN.md "Results", notes).
+  plan.notes = plan.layout.notes;
+  const uint64_t measured = summary.requests - std::min(summary.requests, plan.warmup_requests);
+  if (summary.requests != 0 && 10 * measured < summary.requests) {
+    plan.notes.push_back(fmt::format(
+        "the warm-up leaves {} of the trace's {} requests measured, under 10 %: lower warmup",
+        measured, summary.requests));
+  }
+  if (!plan.direct && working_set != 0 && plan.cache.capacity_bytes >= working_set) {
+    plan.notes.push_back(fmt::format(
+        "the cache ({} {}) holds the whole working set ({}): only compulsory misses remain, "
+        "whatever the policy",
+        plan.cache.capacity_bytes, plan.cache.unit_size ? "objects" : "B", working_set));
+  }
+  if (plan.layout.places_objects && addressed != 0 && type.size_for_cache != nullptr &&
+      exported != 0 && 10 * addressed < 9 * exported) {
+    plan.notes.push_back(fmt::format(
+        "the cache addresses {:.0f} % of the device's exported {} B: the FTL sees more free "
+        "space than the device's utilization says, so its WA is understated: set "
+        "device.size_to_cache: true",
+        100.0 * static_cast<double>(addressed) / static_cast<double>(exported), exported));
+  }
   return plan;
 }
 
@@ -55,17 +105,17 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
   };
   switch (runner_for(cell)) {
     case RunnerKind::kSimulated: {
-      SimFlashDevice device(cell.device);
+      SimFlashDevice device(plan.device);
       return row(run_simulated(cell, plan, device), device);
     }
     case RunnerKind::kWall: {
-      BlockDevice device(cell.device);
+      BlockDevice device(plan.device);
       return row(run_on_wall_clock(cell, plan, device), device);
     }
     case RunnerKind::kFunctional:
       break;
   }
-  const std::unique_ptr<Device> device = make_device(cell.device);
+  const std::unique_ptr<Device> device = make_device(plan.device);
   return row(run_functional(cell, plan, *device), *device);
 }
 

@@ -37,6 +37,17 @@ struct CellPlan {
   bool direct = false;
   /// The trace's distinct keys (sizes the seen-key set of the hit statistics).
   uint64_t trace_objects = 0;
+  /// What the framework does with this cache (engine/queue.h): B resolved, device bytes
+  /// addressed, its notes.
+  FrameworkLayout layout;
+  /// The cell's device: its keys as written, or sized for the cache (device.size_to_cache);
+  /// the runners build this one.
+  DeviceConfig device;
+  /// The device's bounds once sized (the row's device_exported_bytes).
+  DeviceBounds device_bounds;
+  /// Warnings on a legal but misleading configuration (the framework's, then the cell's), one
+  /// sentence each: logged, and joined by "; " in the row's notes column.
+  std::vector<std::string> notes;
 };
 
 /// Counters that accumulate; a row reports their growth after the warm-up.
@@ -69,8 +80,10 @@ struct Measurement {
   double wall_seconds = 0;
 };
 
-/// Resolves the cache capacity and the warm-up against the trace's summary. Throws
-/// std::invalid_argument for a capacity out of range.
+/// Resolves the cache capacity and the warm-up against the trace's summary, the framework's
+/// layout, the device (sized for the cache when its keys ask), and the notes. Throws
+/// std::invalid_argument for a capacity out of range, a framework that rejects it, or a device
+/// smaller than the device bytes its framework addresses.
 CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary);
 
 /// How many objects a cache of `capacity_bytes` is expected to hold on a trace: the capacity in

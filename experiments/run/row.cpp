@@ -65,6 +65,12 @@ ResultRow head_columns(const CellConfig& cell) {
   return row;
 }
 
+std::string joined(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
 // Appends every device's columns: `own` (the cell's device's) where they are, empty elsewhere.
 void append_device_columns(ResultRow& row, const std::vector<Column>& own) {
   for (const Column& c : device_columns()) {
@@ -96,6 +102,12 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   const double nan = std::nan("");
   ResultRow row = head_columns(cell);
   row.push_back({"cache_capacity_bytes", format_number(plan.cache.capacity_bytes), true});
+  row.push_back({"block_size_bytes",
+                 plan.layout.block_bytes ? format_number(plan.layout.block_bytes) : "", true});
+  row.push_back(
+      {"device_exported_bytes",
+       plan.device_bounds.capacity_bytes ? format_number(plan.device_bounds.capacity_bytes) : "",
+       true});
   row.push_back({"warmup_requests", format_number(plan.warmup_requests), true});
   row.push_back({"flashpq_version", FLASHPQ_VERSION, false});
   row.push_back({"trace_hash", summary.content_hash, false});
@@ -165,13 +177,15 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   }
   row.push_back({"latency_histogram", tm ? latency_histogram_text(tm->all) : "", false});
   row.push_back({"wall_seconds", format_number(m.wall_seconds), true});
+  row.push_back({"notes", joined(plan.notes), false});
   row.push_back({"error", "", false});
   return row;
 }
 
 ResultRow failed_row(const CellConfig& cell, const std::string& error) {
   ResultRow row = head_columns(cell);
-  for (const char* name : {"cache_capacity_bytes", "warmup_requests"}) {
+  for (const char* name :
+       {"cache_capacity_bytes", "block_size_bytes", "device_exported_bytes", "warmup_requests"}) {
     row.push_back({name, "", true});
   }
   row.push_back({"flashpq_version", FLASHPQ_VERSION, false});
@@ -185,6 +199,7 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
   for (const std::string& name : timing_column_names()) row.push_back({name, "", true});
   row.push_back({"latency_histogram", "", false});
   row.push_back({"wall_seconds", "", true});
+  row.push_back({"notes", "", false});
   row.push_back({"error", error, false});
   return row;
 }

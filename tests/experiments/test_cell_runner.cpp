@@ -1,0 +1,153 @@
+// tests/experiments/test_cell_runner.cpp — what plan_cell resolves before a cell runs
+// (experiments/run/cell_runner.h): a fractional block size (framework.block_size, the row's
+// block_size_bytes), a simflash device sized for the cache (device.size_to_cache, the row's
+// device_exported_bytes), a device too small for the cache's blocks (an error), and the notes on
+// legal but misleading configurations (the row's notes column and the log's warnings). Expected
+// figures are computed by hand from the bundled AdaptSize trace's README (working set
+// 278,854,232 bytes) and the tiny profile (superblocks of 4 lanes × 16 pages × 4 KiB).
+#include <catch2/catch.hpp>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"
+#include "experiments/run/cell_runner.h"
+#include "experiments/sweep.h"
+#include "tests/test_util.h"
+#include "traces/trace_summary.h"
+
+namespace flashpq {
+namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
+using Catch::Contains;
+using RowMap = std::map<std::string, std::string>;
+
+const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
+
+const TraceSummary& bundled_summary() {
+  static const TraceSummary s = [] {
+    TraceConfig t;
+    t.params.set("trace.path", kTrace);
+    return summarize_trace(t);
+  }();
+  return s;
+}
+
+// Runs the single cell of `body` (the sections after trace:) on the bundled trace.
+RowMap run_one(const std::string& body) {
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("c.yaml", "name: c\ntrace:\n  path: " + kTrace + "\nseed: 1\n" + body), {});
+  REQUIRE(ex.cells.size() == 1);
+  RowMap m;
+  for (const Column& c : run_cell(ex.cells[0], bundled_summary())) m[c.name] = c.text;
+  return m;
+}
+
+// C = ⌊0.1 × 278,854,232⌋ = 27,885,423 B; C/256 = 108,927.4 B.
+TEST_CASE("a fractional block size resolves per cell to the device's logical block",
+          "[experiments][plan]") {
+  const RowMap on_null = run_one(
+      "cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 0.00390625}\n");
+  CHECK(on_null.at("framework.block_size") == "0.00390625");
+  CHECK(on_null.at("block_size_bytes") == "108927");  // the null device's logical block is 1 B
+  const RowMap on_flash = run_one(
+      "cache: {capacity: 0.1}\nframework: {name: sipq, block_size: 0.00390625}\n"
+      "device: {name: simflash, size_to_cache: true}\n");
+  CHECK(on_flash.at("block_size_bytes") == "106496");  // 26 pages of 4 KiB
+  const RowMap bytes = run_one("cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 256KiB}\n");
+  CHECK(bytes.at("block_size_bytes") == "262144");
+  const RowMap exact = run_one("cache: {capacity: 0.1}\n");
+  CHECK(exact.at("block_size_bytes").empty());  // exact writes no blocks
+}
+
+TEST_CASE("device.size_to_cache exports the smallest simflash device holding the cache's blocks",
+          "[experiments][plan]") {
+  // ⌊C/B⌋ = 261 blocks of 106,496 B = 27,795,456 B = 6,786 pages. At utilization 0.9 a
+  // superblock of 64 pages exports 57.6: ⌊57.6 n⌋ >= 6,786 first at n = 118 (6,796 pages =
+  // 27,836,416 B; n = 117 gives 6,739).
+  const RowMap r = run_one(
+      "cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 0.00390625}\n"
+      "device: {name: simflash, utilization: 0.9, size_to_cache: true}\n");
+  CHECK(r.at("device_exported_bytes") == "27836416");
+  CHECK(r.at("device.size_to_cache") == "true");
+  CHECK(r.at("device.blocks_per_plane").empty());  // sized per cell: see device_exported_bytes
+  CHECK(r.at("notes").empty());
+  CHECK(r.at("error").empty());
+
+  TempDir dir;
+  const std::string both = dir.write(
+      "b.yaml", "name: b\ntrace:\n  path: " + kTrace +
+                    "\ndevice: {name: simflash, size_to_cache: true, blocks_per_plane: 64}\n");
+  CHECK_THROWS_WITH(load_experiment(both, {}), Contains("device.size_to_cache") &&
+                                                   Contains("blocks_per_plane") &&
+                                                   Contains("'64'"));
+}
+
+TEST_CASE("a device smaller than the cache's blocks is an error before the cell runs",
+          "[experiments][plan]") {
+  // tiny exports 12 MiB; a cache of 0.1 (26.6 MiB) in 1 MiB blocks needs 26 MiB.
+  TempDir dir;
+  const Experiment ex =
+      load_experiment(dir.write("s.yaml", "name: s\ntrace:\n  path: " + kTrace +
+                                              "\ncache: {capacity: 0.1}\n"
+                                              "framework: {name: ripq}\ndevice: {name: simflash}\n"),
+                      {});
+  CHECK_THROWS_WITH(run_cell(ex.cells[0], bundled_summary()),
+                    Contains("26 device blocks of 1048576 B need 27262976 B") &&
+                        Contains("exports only 12582912 B"));
+}
+
+TEST_CASE("notes name legal but misleading configurations", "[experiments][plan]") {
+  SECTION("RIPQ with fewer than 4·K blocks and a reserve over a quarter of them") {
+    // 0.1 in 1 MiB blocks: 26 blocks < 32 = 4 × 8, and 10 reserved > 26 / 4.
+    const RowMap r = run_one("cache: {capacity: 0.1}\nframework: {name: ripq}\n");
+    CHECK_THAT(r.at("notes"), Contains("26 device blocks for K = 8 insertion points"));
+    CHECK_THAT(r.at("notes"), Contains("reserved_blocks = 10 is over a quarter of the 26"));
+    CHECK_THAT(r.at("notes"), !Contains("larger than its device blocks"));  // 4 requests > 1 MiB
+    const RowMap k2 = run_one("cache: {capacity: 0.1}\nframework: {name: ripq, insertion_points: 2, "
+                              "reserved_blocks: 6}\n");
+    CHECK(k2.at("notes").empty());  // 26 >= 8 and 24 <= 26
+  }
+  SECTION("blocks smaller than objects drawing 1 % of the requests") {
+    // 16 KiB blocks: 9.5 % of the requests are for larger objects, 8.25 % for objects of
+    // 18,432 B or more, the size histogram's bucket above 16 KiB (counted with a script
+    // reading the trace's records, not with FlashPQ): the note gives that lower bound.
+    const RowMap r = run_one("cache: {capacity: 0.1}\nframework: {name: sipq, block_size: 16KiB}\n");
+    CHECK_THAT(r.at("notes"), Contains("framework sipq: at least 8.3 %") &&
+                                  Contains("% of the requests are for objects larger than its "
+                                           "device blocks of 16384 B"));
+  }
+  SECTION("a warm-up that leaves under 10 % of the requests") {
+    CHECK_THAT(run_one("warmup: 0.95\n").at("notes"), Contains("under 10 %"));
+    CHECK(run_one("warmup: 0.85\n").at("notes").empty());
+  }
+  SECTION("a cache that holds the whole working set") {
+    CHECK_THAT(run_one("cache: {capacity: 1.0}\n").at("notes"),
+               Contains("holds the whole working set (278854232)"));
+  }
+  SECTION("a simflash device much larger than the cache") {
+    // 1000 superblocks export 0.75 × 1000 × 256 KiB = 187.5 MiB; the cache's 26 MiB is 14 %.
+    const RowMap r = run_one(
+        "cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 0.00390625}\n"
+        "device: {name: simflash, blocks_per_plane: 1000}\n");
+    CHECK_THAT(r.at("notes"), Contains("addresses 14 % of the device's exported 196608000 B"));
+  }
+}
+
+TEST_CASE("the log prints each note of a cell as a warning line", "[experiments][plan]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("w.yaml", "name: w\ntrace:\n  path: " + kTrace +
+                              "\ncache: {capacity: 0.1}\nframework: {name: ripq}\n"),
+      {});
+  std::ostringstream log;
+  CHECK(run_experiment(ex, dir.file("w.csv"), log, false) == 0);
+  CHECK_THAT(log.str(), Contains("[1/1] warning: framework ripq: 26 device blocks"));
+  CHECK_THAT(log.str(), Contains("[1/1] warning: framework ripq: framework.reserved_blocks = 10"));
+}
+
+}  // namespace
+}  // namespace flashpq
