@@ -16,15 +16,16 @@ TEST_CASE("SizeHistogram::count_above is exact at bucket starts, a lower bound i
           "[engine][size_histogram]") {
   SizeHistogram h;
   // Buckets: 0..7 one each; then 8 per octave: [8,9) … [15,16), [16,18) … [30,32), [32,36) …
-  for (uint64_t s : std::vector<uint64_t>{0, 1, 7, 8, 15, 16, 17, 18, 31, 32, 35, 36, 1000, 1u << 20})
+  for (uint64_t s :
+       std::vector<uint64_t>{0, 1, 7, 8, 15, 16, 17, 18, 31, 32, 35, 36, 1000, 1u << 20})
     h.add(s);
   CHECK(h.total() == 14);
   CHECK(h.count_above(0) == 13);
   CHECK(h.count_above(7) == 11);
-  CHECK(h.count_above(15) == 9);   // 16 and up
-  CHECK(h.count_above(16) == 7);   // bucket [16,18) holds 16 and 17: neither counted; 18 and up
-  CHECK(h.count_above(17) == 7);   // exact: 18 starts a bucket
-  CHECK(h.count_above(31) == 5);   // 32 and up
+  CHECK(h.count_above(15) == 9);    // 16 and up
+  CHECK(h.count_above(16) == 7);    // bucket [16,18) holds 16 and 17: neither counted; 18 and up
+  CHECK(h.count_above(17) == 7);    // exact: 18 starts a bucket
+  CHECK(h.count_above(31) == 5);    // 32 and up
   CHECK(h.count_above(1000) == 1);  // 1000 lies in [960,1024): whole buckets above it hold 2^20
   CHECK(h.count_above(1u << 20) == 0);
 
@@ -60,9 +61,9 @@ TEST_CASE("framework.block_size: bytes as written, or a fraction of C rounded to
   p.set("framework.block_size", "256KiB");
   CHECK(block_size_bytes(p, 123456, 4096) == 262144);
   p.set("framework.block_size", "0.00390625");
-  CHECK(block_size_bytes(p, 27885423, 1) == 108927);      // ⌊27,885,423 / 256⌋
-  CHECK(block_size_bytes(p, 27885423, 4096) == 106496);   // 26 pages
-  CHECK(block_size_bytes(p, 100000, 4096) == 4096);       // 390 B: at least one granule
+  CHECK(block_size_bytes(p, 27885423, 1) == 108927);     // ⌊27,885,423 / 256⌋
+  CHECK(block_size_bytes(p, 27885423, 4096) == 106496);  // 26 pages
+  CHECK(block_size_bytes(p, 100000, 4096) == 4096);      // 390 B: at least one granule
   p.set("framework.block_size", "1.0");
   CHECK(block_size_bytes(p, 27885423, 512) == 27885056);  // C rounded down to 512 B
   p.set("framework.block_size", "8GiB");

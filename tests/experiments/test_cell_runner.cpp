@@ -49,15 +49,16 @@ RowMap run_one(const std::string& body) {
 // C = ⌊0.1 × 278,854,232⌋ = 27,885,423 B; C/256 = 108,927.4 B.
 TEST_CASE("a fractional block size resolves per cell to the device's logical block",
           "[experiments][plan]") {
-  const RowMap on_null = run_one(
-      "cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 0.00390625}\n");
+  const RowMap on_null =
+      run_one("cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 0.00390625}\n");
   CHECK(on_null.at("framework.block_size") == "0.00390625");
   CHECK(on_null.at("block_size_bytes") == "108927");  // the null device's logical block is 1 B
   const RowMap on_flash = run_one(
       "cache: {capacity: 0.1}\nframework: {name: sipq, block_size: 0.00390625}\n"
       "device: {name: simflash, size_to_cache: true}\n");
   CHECK(on_flash.at("block_size_bytes") == "106496");  // 26 pages of 4 KiB
-  const RowMap bytes = run_one("cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 256KiB}\n");
+  const RowMap bytes =
+      run_one("cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 256KiB}\n");
   CHECK(bytes.at("block_size_bytes") == "262144");
   const RowMap exact = run_one("cache: {capacity: 0.1}\n");
   CHECK(exact.at("block_size_bytes").empty());  // exact writes no blocks
@@ -90,11 +91,11 @@ TEST_CASE("a device smaller than the cache's blocks is an error before the cell 
           "[experiments][plan]") {
   // tiny exports 12 MiB; a cache of 0.1 (26.6 MiB) in 1 MiB blocks needs 26 MiB.
   TempDir dir;
-  const Experiment ex =
-      load_experiment(dir.write("s.yaml", "name: s\ntrace:\n  path: " + kTrace +
-                                              "\ncache: {capacity: 0.1}\n"
-                                              "framework: {name: ripq}\ndevice: {name: simflash}\n"),
-                      {});
+  const Experiment ex = load_experiment(
+      dir.write("s.yaml", "name: s\ntrace:\n  path: " + kTrace +
+                              "\ncache: {capacity: 0.1}\n"
+                              "framework: {name: ripq}\ndevice: {name: simflash}\n"),
+      {});
   CHECK_THROWS_WITH(run_cell(ex.cells[0], bundled_summary()),
                     Contains("26 device blocks of 1048576 B need 27262976 B") &&
                         Contains("exports only 12582912 B"));
@@ -107,15 +108,17 @@ TEST_CASE("notes name legal but misleading configurations", "[experiments][plan]
     CHECK_THAT(r.at("notes"), Contains("26 device blocks for K = 8 insertion points"));
     CHECK_THAT(r.at("notes"), Contains("reserved_blocks = 10 is over a quarter of the 26"));
     CHECK_THAT(r.at("notes"), !Contains("larger than its device blocks"));  // 4 requests > 1 MiB
-    const RowMap k2 = run_one("cache: {capacity: 0.1}\nframework: {name: ripq, insertion_points: 2, "
-                              "reserved_blocks: 6}\n");
+    const RowMap k2 = run_one(
+        "cache: {capacity: 0.1}\nframework: {name: ripq, insertion_points: 2, "
+        "reserved_blocks: 6}\n");
     CHECK(k2.at("notes").empty());  // 26 >= 8 and 24 <= 26
   }
   SECTION("blocks smaller than objects drawing 1 % of the requests") {
     // 16 KiB blocks: 9.5 % of the requests are for larger objects, 8.25 % for objects of
     // 18,432 B or more, the size histogram's bucket above 16 KiB (counted with a script
     // reading the trace's records, not with FlashPQ): the note gives that lower bound.
-    const RowMap r = run_one("cache: {capacity: 0.1}\nframework: {name: sipq, block_size: 16KiB}\n");
+    const RowMap r =
+        run_one("cache: {capacity: 0.1}\nframework: {name: sipq, block_size: 16KiB}\n");
     CHECK_THAT(r.at("notes"), Contains("framework sipq: at least 8.3 %") &&
                                   Contains("% of the requests are for objects larger than its "
                                            "device blocks of 16384 B"));
