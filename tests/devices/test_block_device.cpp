@@ -95,7 +95,7 @@ TEST_CASE("BlockConfig::validate quotes the bad value", "[block]") {
   CHECK_THROWS_WITH(parse_io_engine("aio"), Contains("io_uring, psync") && Contains("aio"));
 }
 
-TEST_CASE("a missing file is created with the capacity; without one it is an error", "[block]") {
+TEST_CASE("a missing file is created with the capacity -- without one it is an error", "[block]") {
   TempDir dir(scratch_dir());
   const std::string path = dir.file("dev.img");
   CHECK_THROWS_WITH(BlockDevice(block_config(path, 0)), Contains("does not exist"));
@@ -244,7 +244,7 @@ TEST_CASE("misaligned or out-of-range I/O is refused before it is issued", "[blo
 // ---------------------------------------------------------------------------------------------
 // Discard
 
-TEST_CASE("trim punches holes in the file; reads of discarded blocks are not verified",
+TEST_CASE("trim punches holes in the file -- reads of discarded blocks are not verified",
           "[block][discard]") {
   TempDir dir(scratch_dir());
   const std::string path = dir.file("dev.img");

@@ -131,7 +131,7 @@ TEST_CASE("a file is never 'too small' (it is extended), a block device is", "[b
 // ---------------------------------------------------------------------------------------------
 // Files
 
-TEST_CASE("inspect_device: a file's identity; a missing path or a directory is an error",
+TEST_CASE("inspect_device: a file's identity -- a missing path or a directory is an error",
           "[block][safety]") {
   TempDir dir(scratch_dir());
   const std::string path = testing::make_sparse_file(dir.file("f.img"), 1 << 20);

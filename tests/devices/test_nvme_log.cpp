@@ -114,7 +114,7 @@ TEST_CASE("wa_device falls back to the endurance log without the OCP log", "[nvm
   CHECK(*delta.wa_device == Approx(1.5));
 }
 
-TEST_CASE("no counters, no wa_device; a path with shell metacharacters is refused", "[nvme]") {
+TEST_CASE("no counters, no wa_device -- a path with shell metacharacters is refused", "[nvme]") {
   const NvmeSnapshot none = snapshot_nvme("/dev/nvme9n1", replay({}));
   CHECK(!none.host_bytes);
   CHECK(!none.media_bytes);

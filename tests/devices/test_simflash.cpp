@@ -670,7 +670,7 @@ TEST_CASE("SimFlashDevice maps byte extents onto pages", "[simflash][devices]") 
   CHECK_THROWS_WITH(make_device(dc), Contains("utilization") && Contains("2"));
 }
 
-TEST_CASE("simflash's keys: the profile, then each key that is set; the row shows them resolved",
+TEST_CASE("simflash's keys: the profile, then each key that is set -- the row shows them resolved",
           "[simflash][devices]") {
   Params p;
   p.set("device.profile", "femu");
@@ -692,9 +692,16 @@ TEST_CASE("simflash's keys: the profile, then each key that is set; the row show
   CHECK(shown.text("device.tR_us") == "40");
   p.set("device.utilization", 0.9);
   CHECK_THROWS_WITH(simflash_config(p, 1), Contains("not both"));
-  // Every simflash key but the profile is filled in by it: help says where from.
+  // Every simflash key but the profile and size_to_cache (a choice of the experiment, default
+  // false) is filled in by the profile: help says where from.
   for (const KeySpec& k : simflash_spec().keys) {
     if (k.name == "device.profile") continue;
+    if (k.name == "device.size_to_cache") {
+      CHECK(k.default_value == "false");
+      CHECK(k.filled_by.empty());
+      CHECK(k.strict);
+      continue;
+    }
     CHECK(k.filled_by == "device.profile");
     CHECK(k.strict);
   }

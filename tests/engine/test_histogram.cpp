@@ -80,7 +80,7 @@ TEST_CASE("histogram: splits and merges by hand (κ = 4)", "[histogram]") {
   CHECK(check(h) == "");
 }
 
-TEST_CASE("histogram: a point mass cannot split; values outside stretch the end bins",
+TEST_CASE("histogram: a point mass cannot split -- values outside stretch the end bins",
           "[histogram]") {
   DynamicHistogram h(4);
   for (int i = 0; i < 100; ++i) h.add(5, 3);

@@ -516,7 +516,7 @@ TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RA
 
 namespace flashpq {
 
-TEST_CASE("index map: at most 32 B per cached object; with the queue structure, every byte once",
+TEST_CASE("index map: at most 32 B per cached object -- with the queue structure, every byte once",
           "[frameworks][ripq][index]") {
   // The target (the paper's Index Map entry is ~20 B plus RIPQ's 2 B virtual block id,
   // §4.2): the index map is the table's buckets and, per entry, its key, size and chain link

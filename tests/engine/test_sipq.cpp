@@ -114,7 +114,7 @@ TEST_CASE("sipq: the log needs at least two blocks", "[frameworks]") {
   CHECK(built);
 }
 
-TEST_CASE("sipq: objects larger than a block are not admitted; a block's worth is",
+TEST_CASE("sipq: objects larger than a block are not admitted -- a block's worth is",
           "[frameworks]") {
   NullDevice device;
   const FrameworkConfig f = sipq_config(4096, 0.5);

@@ -63,7 +63,7 @@ std::string config_error(const std::string& file, std::vector<Override> o = {}) 
   return "no error";
 }
 
-TEST_CASE("block keys: resolved in the row; errors before anything runs", "[block][cell]") {
+TEST_CASE("block keys: resolved in the row -- errors before anything runs", "[block][cell]") {
   TempDir dir(scratch_dir());
   const std::string dev = dir.file("dev.img");
   const std::string file =
@@ -128,7 +128,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "direct on a file: every read of the fill verified; fio's names agree with the "
+    "direct on a file: every read of the fill verified -- fio's names agree with the "
     "workload",
     "[block][cell]") {
   TempDir dir(scratch_dir());
@@ -200,7 +200,7 @@ TEST_CASE("a cache on a real file decides exactly as on the null device", "[bloc
 }
 
 TEST_CASE(
-    "block rows: JSON Lines carry clat_ns as an object; failed rows have the same "
+    "block rows: JSON Lines carry clat_ns as an object -- failed rows have the same "
     "columns",
     "[block][cell]") {
   TempDir dir(scratch_dir());
@@ -228,7 +228,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "timing.mode wall: on device block only; a cache has one client; direct follows the "
+    "timing.mode wall: on device block only -- a cache has one client -- direct follows the "
     "arrival process",
     "[block][cell]") {
   TempDir dir(scratch_dir());

@@ -462,7 +462,7 @@ TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hi
   CHECK_THAT(bad.err, Contains("'lfu'"));
 }
 
-TEST_CASE("flashpq bench --des runs the timed mode; a bad profile exits 2", "[cli][des]") {
+TEST_CASE("flashpq bench --des runs the timed mode -- a bad profile exits 2", "[cli][des]") {
   TempDir dir;
   const Result r = flashpq(dir, "bench --des --profile tiny --requests 3000 --clients 4");
   CHECK(r.status == 0);

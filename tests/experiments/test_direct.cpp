@@ -55,7 +55,7 @@ device:    {name: simflash, profile: tiny, utilization: 0.9, gc_policy: greedy,
             pages_per_block: 64, page_size: 4KiB}
 )";
 
-TEST_CASE("direct: the profile's values fill the keys not set; set keys override them",
+TEST_CASE("direct: the profile's values fill the keys not set -- set keys override them",
           "[direct]") {
   TempDir dir;
   const Experiment ex = load_experiment(dir.write("d.yaml", kDeviceIo), {});

@@ -908,7 +908,7 @@ TEST_CASE("zip lists vary together, fastest, and must have one length", "[experi
   CHECK_THROWS_WITH(load_experiment(twice, {}), Contains("given twice"));
 }
 
-TEST_CASE("exclude drops the cells matching every key of an entry; typos are errors",
+TEST_CASE("exclude drops the cells matching every key of an entry -- typos are errors",
           "[experiments]") {
   TempDir dir;
   // 3 policies × 2 frameworks × 2 capacities = 12 cells; W-TinyLFU runs on exact only, and

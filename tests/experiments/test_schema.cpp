@@ -45,7 +45,7 @@ TEST_CASE("schema: a section's keys first, then every component's in its declare
   CHECK(s.keys[3].readers_text() == "x.name a or b");
 }
 
-TEST_CASE("schema: nested choices follow their selector; their keys name the whole selection",
+TEST_CASE("schema: nested choices follow their selector -- their keys name the whole selection",
           "[schema]") {
   const SectionSpec t{"t",
                       {key("t.mode", ValueType::kEnum).def("none").choices({"none", "on"})},
@@ -90,7 +90,7 @@ TEST_CASE("schema: a key declared twice differently, or contradictory orders, ar
   CHECK_THROWS_WITH(assemble_schema({&crossed}, {}), Contains("contradict"));
 }
 
-TEST_CASE("the experiment schema: assembled without error; who reads what", "[schema]") {
+TEST_CASE("the experiment schema: assembled without error -- who reads what", "[schema]") {
   REQUIRE_NOTHROW(experiment_schema());
   auto readers = [](const std::string& name) {
     const SchemaKey* key = find_key(name);

@@ -187,7 +187,7 @@ TEST_CASE("run_wall: open-loop arrivals are never earlier than scheduled", "[blo
   }
 }
 
-TEST_CASE("run_wall: max_seconds stops an endless source; the warm-up is not measured",
+TEST_CASE("run_wall: max_seconds stops an endless source -- the warm-up is not measured",
           "[block][wall]") {
   TempDir dir(scratch_dir());
   const std::string path = dir.file("dev.img");

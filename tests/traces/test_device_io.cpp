@@ -74,7 +74,7 @@ TEST_CASE("device_io: fill then sequential wraps, hand-computed", "[device_io]")
   }
 }
 
-TEST_CASE("device_io: reads follow a write fill; no fill means no fill", "[device_io]") {
+TEST_CASE("device_io: reads follow a write fill -- no fill means no fill", "[device_io]") {
   auto reqs = generate(small("sequential", false, 3));
   REQUIRE(reqs.size() == 8);
   for (size_t i = 0; i < 5; ++i) CHECK(reqs[i].op == Op::kSet);
