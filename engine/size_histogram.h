@@ -22,6 +22,18 @@ class SizeHistogram {
   }
   /// Requests counted.
   uint64_t total() const { return total_; }
+
+  /// Number of buckets; bucket b counts the sizes from lowest(b) up to lowest(b + 1) - 1.
+  static constexpr size_t buckets() { return kBuckets; }
+  /// Requests counted in bucket `b`. REQUIRES: b < buckets().
+  uint64_t bucket_count(size_t b) const { return counts_[b]; }
+  /// Adds `n` requests to bucket `b` (restoring a stored histogram, traces/summary_cache.h).
+  /// REQUIRES: b < buckets().
+  void add_to_bucket(size_t b, uint64_t n) {
+    counts_[b] += n;
+    total_ += n;
+  }
+  friend bool operator==(const SizeHistogram&, const SizeHistogram&) = default;
   /// Requests for objects larger than `bytes`, at least: every bucket whose smallest size
   /// exceeds `bytes` (exact when `bytes` + 1 starts a bucket, as every size below 16 does).
   uint64_t count_above(uint64_t bytes) const {

@@ -8,8 +8,12 @@
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), or `device check`
 // found reasons to refuse the device; 2 bad command line or configuration (nothing ran).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "devices/block/safety.h"
 #include "experiments/bench.h"
@@ -19,6 +23,17 @@
 #include "traces/trace_reader.h"
 
 using namespace flashpq;
+
+namespace {
+
+// 80 % of the machine's RAM (sysconf), or 0 (no bound) when it cannot be read.
+uint64_t default_memory_budget() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 5 * 4;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"FlashPQ " FLASHPQ_VERSION
@@ -36,10 +51,41 @@ int main(int argc, char** argv) {
                   "KEY=VALUE: replace KEY everywhere, the matrix included; a list [a,b] makes "
                   "it a matrix axis (repeatable)");
   run->add_option("-o,--output", output, "Results file (.csv, or .jsonl for JSON Lines)");
-  bool resume = false;
-  run->add_flag("--resume", resume,
+  SweepOptions sweep;
+  run->add_flag("--resume", sweep.resume,
                 "Keep the finished rows of an existing results file and run only the cells "
-                "without one (failed cells run again); without it the file is replaced");
+                "without one (failed cells run again); a row counts only if its parameters, "
+                "trace_hash and flashpq_version match; without it the file is replaced");
+  std::string stale = "error";
+  run->add_option("--stale", stale,
+                  "--resume, for rows by another FlashPQ version or on other trace bytes: "
+                  "error (refuse, the file untouched) | rerun (run their cells again) | keep")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"error", "rerun", "keep"}));
+  sweep.jobs = std::max(1u, std::thread::hardware_concurrency());
+  run->add_option("-j,--jobs", sweep.jobs,
+                  "Cells run at once, one thread each (each cell is single-threaded and "
+                  "deterministic: the rows are the same for any N); default: the cores")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
+  std::string memory;
+  run->add_option("--memory", memory,
+                  "Bound on the estimated memory of the running cells (e.g. 12GiB; 0 = none); "
+                  "default: 80 % of RAM");
+  std::string cells;
+  run->add_option("--cells", cells,
+                  "Run only cells I to J (0-based, inclusive: I-J, or I), as a cluster task does");
+  run->add_option("--progress", sweep.progress_seconds,
+                  "Seconds between progress lines when the log is not a terminal (0 = none); "
+                  "a terminal gets a live line")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+  run->add_option("--summary-cache", sweep.summaries.dir,
+                  "Directory for trace summaries (default: beside each trace when writable, "
+                  "else $XDG_CACHE_HOME/flashpq)");
+  bool no_summary_cache = false;
+  run->add_flag("--no-summary-cache", no_summary_cache,
+                "Summarise every trace afresh; read and write no stored summary");
   std::string force_destroy;
   const char* force_help =
       "Block devices: write the device even though it carries a filesystem or partition-table "
@@ -166,7 +212,12 @@ int main(int argc, char** argv) {
       for (CellConfig& cell : ex.cells) cell.device.force_destroy = force_destroy;
       const std::string out = output.empty() ? ex.output : output;
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
-      const size_t failed = run_experiment(ex, out, std::cerr, resume);
+      sweep.stale = parse_stale_rule(stale);
+      sweep.summaries.enabled = !no_summary_cache;
+      if (!cells.empty()) sweep.cells = parse_cell_range(cells);
+      sweep.memory_bytes = memory.empty() ? default_memory_budget() : parse_size(memory);
+      sweep.live_progress = ::isatty(STDERR_FILENO) != 0;
+      const size_t failed = run_experiment(ex, out, std::cerr, sweep);
       if (failed) {
         std::cerr << "flashpq: " << failed << " of " << ex.cells.size()
                   << " cells failed; their rows carry the error\n";

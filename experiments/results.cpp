@@ -217,7 +217,7 @@ ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
   if (!out_) throw std::runtime_error(path + ": cannot create the results file");
 }
 
-void ResultsWriter::write(const ResultRow& row) {
+std::string ResultsWriter::write(const ResultRow& row) {
   if (columns_.empty()) {
     for (const auto& c : row) columns_.push_back(c.name);
     if (!json_) {
@@ -229,22 +229,29 @@ void ResultsWriter::write(const ResultRow& row) {
     for (size_t i = 0; same && i < row.size(); ++i) same = row[i].name == columns_[i];
     if (!same) throw std::logic_error("results row with different columns");
   }
+  std::string text;
   if (json_) {
-    out_ << '{';
+    text += '{';
     for (size_t i = 0; i < row.size(); ++i) {
-      out_ << (i ? "," : "") << json_string(row[i].name) << ':';
+      if (i != 0) text += ',';
+      text += json_string(row[i].name);
+      text += ':';
       if (row[i].numeric)
-        out_ << (row[i].text.empty() ? "null" : row[i].text);
+        text += row[i].text.empty() ? "null" : row[i].text;
       else
-        out_ << json_string(row[i].text);
+        text += json_string(row[i].text);
     }
-    out_ << "}\n";
+    text += '}';
   } else {
-    for (size_t i = 0; i < row.size(); ++i) out_ << (i ? "," : "") << csv_field(row[i].text);
-    out_ << '\n';
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i != 0) text += ',';
+      text += csv_field(row[i].text);
+    }
   }
+  out_ << text << '\n';
   out_.flush();
   if (!out_) throw std::runtime_error(path_ + ": write error");
+  return text;
 }
 
 }  // namespace flashpq

@@ -54,8 +54,12 @@ class ResultsWriter {
   ResultsWriter(const std::string& path, const std::vector<std::string>& columns,
                 const std::vector<std::string>& kept);
 
-  /// Appends one row and flushes. Throws std::runtime_error on a write error.
-  void write(const ResultRow& row);
+  /// Appends one row and flushes; returns its text as written (without the line break, as
+  /// StoredRow::text). Throws std::runtime_error on a write error.
+  std::string write(const ResultRow& row);
+
+  /// The columns written so far (empty before the first row of a new file).
+  const std::vector<std::string>& columns() const { return columns_; }
 
   const std::string& path() const { return path_; }
 

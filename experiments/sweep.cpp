@@ -1,8 +1,16 @@
+// experiments/sweep.cpp — the worker pool, resume and progress of a sweep (experiments/sweep.h).
 #include "experiments/sweep.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <ostream>
+#include <thread>
 
 #include "engine/cache.h"
 #include "engine/framework.h"
@@ -11,20 +19,13 @@
 #include "experiments/run/row.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
-#include "traces/trace_summary.h"
+#include "traces/summary_cache.h"
 
 namespace flashpq {
 
 namespace {
 
-// Two cells read the same requests iff these agree: the format and every trace key's value,
-// the seed and the device geometry a generator reads.
-std::string trace_identity(const TraceConfig& t) {
-  std::string id = t.format;
-  for (const auto& [k, v] : t.params.values()) id += '\x1f' + k + '=' + v;
-  return fmt::format("{}\x1f{}\x1f{}\x1f{}", id, t.seed, t.device.capacity_bytes,
-                     t.device.logical_block_bytes);
-}
+using Clock = std::chrono::steady_clock;
 
 // A cell's identity in a results file: its experiment and the text of every parameter.
 std::string cell_identity(const std::string& experiment,
@@ -34,18 +35,111 @@ std::string cell_identity(const std::string& experiment,
   return id;
 }
 
-// Opens the results writer; with `resume`, reads `output` back first and counts in `done` the
-// identities of the cells that have a finished row.
-ResultsWriter open_results(const Experiment& ex, const std::string& output, bool resume,
-                           std::map<std::string, size_t>& done, std::ostream& log) {
-  if (!resume || !std::filesystem::exists(output) || ex.cells.empty()) {
-    return ResultsWriter(output);
+// Runs fn(i) for i in [0, n) on up to `jobs` threads.
+template <class Fn>
+void parallel_for(size_t n, unsigned jobs, Fn&& fn) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+  };
+  std::vector<std::thread> threads;
+  const size_t extra = std::min<size_t>(n, std::max(1u, jobs)) - (n ? 1 : 0);
+  for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+}
+
+std::string human_count(double v) {
+  if (v >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+std::string human_seconds(double s) {
+  if (!(s >= 0) || s > 1e8) return "?";
+  const auto t = static_cast<uint64_t>(s + 0.5);
+  if (t >= 3600) return fmt::format("{}h{:02}m{:02}s", t / 3600, t / 60 % 60, t % 60);
+  if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
+  return fmt::format("{}s", t);
+}
+
+// One cell to run, shared between its worker and the writer.
+struct Slot {
+  const CellConfig* cell = nullptr;
+  const TraceSummary* summary = nullptr;  // null: the trace could not be summarised
+  const std::string* summary_error = nullptr;
+  uint64_t estimate = 0;
+  uint64_t total_requests = 0;
+  std::atomic<uint64_t> progress{0};
+  enum class State { kPending, kRunning, kDone } state = State::kPending;
+  ResultRow row;
+  std::string log;  // the cell's lines, printed when its row is written
+  bool failed = false;
+};
+
+// The label of a cell in the log: capacity, policy, framework and device.
+std::string cell_label(const CellConfig& cell) {
+  std::string label;
+  const bool cache = framework_builds_cache(cell.framework.name);
+  for (const auto& [k, v] : cell.parameters) {
+    const bool shown = k == framework_section().selector || k == device_section().selector ||
+                       (cache && (k == policy_section().selector || k == kCapacityKey.name));
+    if (shown) label += fmt::format(" {}={}", k, v);
   }
+  return label;
+}
+
+// Runs one cell: its row, and its log lines.
+void run_slot(Slot& s, size_t cells) {
+  const CellConfig& cell = *s.cell;
+  const std::string label = cell_label(cell);
+  const std::string at = fmt::format("[{}/{}]", cell.index + 1, cells);
+  try {
+    if (s.summary == nullptr) throw std::runtime_error(*s.summary_error);
+    s.row = run_cell(cell, *s.summary, &s.progress);
+    // The headline metrics: hit ratios of a cache, write amplification of a flash device.
+    std::string metrics;
+    for (const auto& c : s.row) {
+      for (const char* name :
+           {"object_hit_ratio", "byte_hit_ratio", "wa_implementation", "wa_ftl", "wa_combined"}) {
+        if (c.name == name && !c.text.empty()) metrics += fmt::format(" {}={}", name, c.text);
+      }
+    }
+    s.log = fmt::format("{}{} {}\n", at, label, metrics);
+    for (const auto& c : s.row) {
+      if (c.name != "notes" || c.text.empty()) continue;
+      for (size_t i = 0; i < c.text.size();) {  // one line per note
+        const size_t end = std::min(c.text.find("; ", i), c.text.size());
+        s.log += fmt::format("{} warning: {}\n", at, c.text.substr(i, end - i));
+        i = end + 2;
+      }
+    }
+  } catch (const std::exception& e) {
+    s.failed = true;
+    s.row = failed_row(cell, e.what());
+    s.log = fmt::format("{}{}  FAILED: {}\n", at, label, e.what());
+  }
+}
+
+// What resume found in the results file.
+struct ResumeState {
+  std::vector<std::string> columns;
+  // Per selected cell (by position in the run order): the kept row's text, if any.
+  std::vector<std::optional<std::string>> kept;
+  // Rows of cells not in this run, kept after the run's rows, in file order.
+  std::vector<std::string> others;
+};
+
+// Reads `output` back and decides, per selected cell, whether a row is kept (docs in sweep.h).
+std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<Slot*>& order,
+                                       const std::string& output, const SweepOptions& options,
+                                       std::ostream& log) {
+  if (!options.resume || !std::filesystem::exists(output) || ex.cells.empty()) return {};
   const StoredResults stored = read_results(output);
-  // The columns this run writes, and the parameter columns that identify a cell.
+  if (stored.columns.empty() && stored.rows.empty()) return {};
   std::vector<std::string> columns;
   for (const auto& c : failed_row(ex.cells.front(), "")) columns.push_back(c.name);
-  if (stored.columns.empty() && stored.rows.empty()) return ResultsWriter(output);
   if (stored.columns != columns) {
     size_t k = 0;
     while (k < columns.size() && k < stored.columns.size() && columns[k] == stored.columns[k]) ++k;
@@ -55,82 +149,324 @@ ResultsWriter open_results(const Experiment& ex, const std::string& output, bool
         output, k + 1, k < stored.columns.size() ? stored.columns[k] : "(none)",
         k < columns.size() ? columns[k] : "(none)"));
   }
-  std::vector<std::string> kept;
-  size_t dropped = 0;
+  ResumeState state;
+  state.columns = columns;
+  state.kept.resize(order.size());
+  // identity -> positions of the selected cells with it, not yet matched to a row
+  std::map<std::string, std::vector<size_t>> open;
+  for (size_t i = order.size(); i-- > 0;) {
+    open[cell_identity(order[i]->cell->experiment, order[i]->cell->parameters)].push_back(i);
+  }
+  size_t failed = 0, kept = 0, stale_kept = 0, stale_rerun = 0;
+  std::map<std::string, size_t> stale_versions;  // version -> rows
+  size_t stale_trace = 0;
+  std::string example;
   for (const StoredRow& row : stored.rows) {
-    if (!row.fields.at("error").empty()) {
-      ++dropped;
-      continue;
-    }
     std::vector<std::pair<std::string, std::string>> parameters;
     for (const auto& [k, v] : ex.cells.front().parameters) {
       parameters.emplace_back(k, row.fields.at(k));
     }
-    ++done[cell_identity(row.fields.at("experiment"), parameters)];
-    kept.push_back(row.text);
+    const auto it = open.find(cell_identity(row.fields.at("experiment"), parameters));
+    if (it == open.end() || it->second.empty()) {
+      if (row.fields.at("error").empty()) state.others.push_back(row.text);
+      continue;
+    }
+    if (!row.fields.at("error").empty()) {
+      ++failed;
+      continue;
+    }
+    const size_t pos = it->second.back();
+    const Slot& slot = *order[pos];
+    const std::string& version = row.fields.at("flashpq_version");
+    const bool same_version = version == FLASHPQ_VERSION;
+    const bool same_trace =
+        slot.summary != nullptr && row.fields.at("trace_hash") == slot.summary->content_hash;
+    if (!same_version || !same_trace) {
+      if (!same_version) ++stale_versions[version.empty() ? "(none)" : version];
+      if (!same_trace) ++stale_trace;
+      if (example.empty()) {
+        example = fmt::format(
+            "cell {} ({})", slot.cell->index,
+            !same_version
+                ? fmt::format("FlashPQ {}, now {}", version, FLASHPQ_VERSION)
+                : fmt::format("trace_hash {}, the trace now {}", row.fields.at("trace_hash"),
+                              slot.summary ? slot.summary->content_hash : "unreadable"));
+      }
+      if (options.stale == StaleRule::kRerun) {
+        ++stale_rerun;
+        continue;
+      }
+      ++stale_kept;
+    }
+    it->second.pop_back();
+    state.kept[pos] = row.text;
+    ++kept;
   }
-  log << fmt::format("flashpq: resuming {}: {} finished rows kept, {} failed rows to run again{}\n",
-                     output, kept.size(), dropped,
-                     stored.truncated_tail ? ", an unfinished last row dropped" : "");
-  return ResultsWriter(output, columns, kept);
+  const size_t stale = stale_rerun + stale_kept;
+  std::string causes;
+  for (const auto& [v, n] : stale_versions) {
+    causes += fmt::format("{}{} by FlashPQ {}", causes.empty() ? "" : ", ", n, v);
+  }
+  if (stale_trace) {
+    causes += fmt::format("{}{} on other trace bytes", causes.empty() ? "" : ", ", stale_trace);
+  }
+  if (stale != 0 && options.stale == StaleRule::kError) {
+    throw std::runtime_error(fmt::format(
+        "{}: cannot resume: {} rows are stale ({}; first: {}), computed by another FlashPQ "
+        "version than {} or on other trace bytes than the trace has now; --stale rerun runs "
+        "their cells again, --stale keep keeps them",
+        output, stale, causes, example, FLASHPQ_VERSION));
+  }
+  log << fmt::format(
+      "flashpq: resuming {}: {} finished rows kept{}, {} failed rows to run again{}{}{}\n", output,
+      kept, stale_kept ? fmt::format(" ({} of them stale: {})", stale_kept, causes) : "", failed,
+      stale_rerun ? fmt::format(", {} stale rows to run again ({})", stale_rerun, causes) : "",
+      state.others.empty()
+          ? ""
+          : fmt::format(", {} rows of cells not in this run kept at the end", state.others.size()),
+      stored.truncated_tail ? ", an unfinished last row dropped" : "");
+  return state;
 }
 
 }  // namespace
 
+StaleRule parse_stale_rule(const std::string& text) {
+  if (text == "error") return StaleRule::kError;
+  if (text == "rerun") return StaleRule::kRerun;
+  if (text == "keep") return StaleRule::kKeep;
+  throw std::invalid_argument("--stale: expected error, rerun or keep, found '" + text + "'");
+}
+
+std::pair<size_t, size_t> parse_cell_range(const std::string& text) {
+  auto number = [&](const std::string& t) {
+    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos) {
+      throw std::invalid_argument("--cells: expected I-J or I (0-based cell indices), found '" +
+                                  text + "'");
+    }
+    return static_cast<size_t>(std::stoull(t));
+  };
+  const size_t dash = text.find('-');
+  if (dash == std::string::npos) {
+    const size_t i = number(text);
+    return {i, i};
+  }
+  const size_t first = number(text.substr(0, dash)), last = number(text.substr(dash + 1));
+  if (last < first) {
+    throw std::invalid_argument("--cells: the range '" + text + "' ends before it starts");
+  }
+  return {first, last};
+}
+
 size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
-                      bool resume) {
-  std::map<std::string, size_t> done;  // identity -> finished rows not yet matched to a cell
-  ResultsWriter writer = open_results(ex, output, resume, done, log);
-  std::map<std::string, TraceSummary> summaries;
-  size_t failed = 0;
+                      const SweepOptions& options) {
+  const unsigned jobs = std::max(1u, options.jobs);
+  const size_t total_cells = ex.cells.size();
+
+  // The cells of this run, in cell order.
+  std::vector<std::unique_ptr<Slot>> slots;
   for (const CellConfig& cell : ex.cells) {
-    if (!done.empty()) {
-      const auto it = done.find(cell_identity(cell.experiment, cell.parameters));
-      if (it != done.end() && it->second > 0) {
-        --it->second;
-        log << fmt::format("[{}/{}] finished before\n", cell.index + 1, ex.cells.size());
+    if (options.cells && (cell.index < options.cells->first || cell.index > options.cells->second))
+      continue;
+    auto s = std::make_unique<Slot>();
+    s->cell = &cell;
+    slots.push_back(std::move(s));
+  }
+
+  // 1. One summary per distinct trace, read back from the summary cache when stored.
+  std::map<std::string, size_t> trace_of;  // identity -> index
+  std::vector<const TraceConfig*> traces;
+  for (const auto& s : slots) {
+    if (trace_of.emplace(trace_identity(s->cell->trace), traces.size()).second) {
+      traces.push_back(&s->cell->trace);
+    }
+  }
+  std::vector<std::optional<TraceSummary>> summaries(traces.size());
+  std::vector<std::string> summary_errors(traces.size());
+  std::atomic<size_t> from_cache{0};
+  parallel_for(traces.size(), jobs, [&](size_t i) {
+    try {
+      bool hit = false;
+      summaries[i] = cached_summary(*traces[i], options.summaries, &hit);
+      if (hit) ++from_cache;
+    } catch (const std::exception& e) {
+      summary_errors[i] = e.what();
+    }
+  });
+  if (!traces.empty()) {
+    log << fmt::format("flashpq: {} trace{} summarised, {} read back from the summary cache\n",
+                       traces.size(), traces.size() == 1 ? "" : "s", from_cache.load());
+  }
+  for (auto& s : slots) {
+    const size_t t = trace_of.at(trace_identity(s->cell->trace));
+    if (summaries[t]) {
+      s->summary = &*summaries[t];
+      s->estimate = estimate_cell_memory(*s->cell, *s->summary);
+      s->total_requests = s->summary->requests;
+    } else {
+      s->summary_error = &summary_errors[t];
+    }
+  }
+
+  // 2. Resume: which cells keep their row.
+  std::vector<Slot*> order;
+  for (auto& s : slots) order.push_back(s.get());
+  const std::optional<ResumeState> resume = read_resume(ex, order, output, options, log);
+
+  // The file's rows in file order, each with its cell index (SIZE_MAX: not a cell of this run).
+  std::vector<std::pair<size_t, std::string>> file_rows;
+  std::vector<Slot*> to_run;
+  std::optional<ResultsWriter> writer;
+  if (resume) {
+    std::vector<std::string> texts;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (resume->kept[i]) {
+        file_rows.emplace_back(order[i]->cell->index, *resume->kept[i]);
+        texts.push_back(*resume->kept[i]);
+      } else {
+        to_run.push_back(order[i]);
+      }
+    }
+    for (const std::string& t : resume->others) {
+      file_rows.emplace_back(SIZE_MAX, t);
+      texts.push_back(t);
+    }
+    writer.emplace(output, resume->columns, texts);
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (resume->kept[i]) {
+        log << fmt::format("[{}/{}] finished before\n", order[i]->cell->index + 1, total_cells);
+      }
+    }
+  } else {
+    to_run = order;
+    writer.emplace(output);
+  }
+
+  // 3. The pool. Workers take cells in order, within the memory bound; this thread writes rows
+  // in cell order and draws the progress.
+  const size_t n = to_run.size();
+  std::mutex mu;
+  std::condition_variable work_cv, done_cv;
+  size_t next = 0, running = 0;
+  uint64_t used = 0;
+  bool stop = false;
+  const uint64_t budget = options.memory_bytes;
+  auto fits = [&] {
+    return next == n || stop || running == 0 || budget == 0 ||
+           used + to_run[next]->estimate <= budget;
+  };
+  auto worker = [&] {
+    std::unique_lock lk(mu);
+    for (;;) {
+      work_cv.wait(lk, fits);
+      if (next == n || stop) return;
+      Slot& s = *to_run[next++];
+      used += s.estimate;
+      ++running;
+      s.state = Slot::State::kRunning;
+      lk.unlock();
+      run_slot(s, total_cells);
+      lk.lock();
+      used -= s.estimate;
+      --running;
+      s.state = Slot::State::kDone;
+      work_cv.notify_all();
+      done_cv.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < std::min<size_t>(jobs, n); ++t) workers.emplace_back(worker);
+
+  const auto start = Clock::now();
+  uint64_t total_work = 0;
+  for (const Slot* s : to_run) total_work += s->total_requests;
+  size_t written = 0, failed = 0;
+  uint64_t finished_work = 0;
+  bool live_drawn = false;
+  auto progress_line = [&] {  // REQUIRES: mu held
+    uint64_t work = finished_work;
+    std::string cells;
+    size_t shown = 0;
+    for (size_t i = written; i < n; ++i) {
+      const Slot& s = *to_run[i];
+      if (s.state == Slot::State::kPending) break;
+      const uint64_t p = std::min(s.progress.load(std::memory_order_relaxed), s.total_requests);
+      if (s.state == Slot::State::kDone) {
+        work += s.total_requests;
         continue;
       }
-    }
-    ResultRow row;
-    std::string label;
-    // The cell's capacity, policy, framework and device (no cache, no capacity or policy).
-    const bool cache = framework_builds_cache(cell.framework.name);
-    for (const auto& [k, v] : cell.parameters) {
-      const bool shown = k == framework_section().selector || k == device_section().selector ||
-                         (cache && (k == policy_section().selector || k == kCapacityKey.name));
-      if (shown) label += fmt::format(" {}={}", k, v);
-    }
-    try {
-      const std::string id = trace_identity(cell.trace);
-      auto it = summaries.find(id);
-      if (it == summaries.end()) it = summaries.emplace(id, summarize_trace(cell.trace)).first;
-      row = run_cell(cell, it->second);
-      // The headline metrics: hit ratios of a cache, write amplification of a flash device.
-      std::string metrics;
-      for (const auto& c : row) {
-        for (const char* name :
-             {"object_hit_ratio", "byte_hit_ratio", "wa_implementation", "wa_ftl", "wa_combined"}) {
-          if (c.name == name && !c.text.empty()) metrics += fmt::format(" {}={}", name, c.text);
-        }
+      work += p;
+      if (shown++ < 4) {
+        cells += fmt::format(" [{}] {}/{}", s.cell->index + 1, human_count(static_cast<double>(p)),
+                             human_count(static_cast<double>(s.total_requests)));
       }
-      log << fmt::format("[{}/{}]{} {}\n", cell.index + 1, ex.cells.size(), label, metrics);
-      for (const auto& c : row) {
-        if (c.name != "notes" || c.text.empty()) continue;
-        for (size_t at = 0; at < c.text.size();) {  // one line per note
-          const size_t end = std::min(c.text.find("; ", at), c.text.size());
-          log << fmt::format("[{}/{}] warning: {}\n", cell.index + 1, ex.cells.size(),
-                             c.text.substr(at, end - at));
-          at = end + 2;
-        }
-      }
-    } catch (const std::exception& e) {
-      ++failed;
-      row = failed_row(cell, e.what());
-      log << fmt::format("[{}/{}]{}  FAILED: {}\n", cell.index + 1, ex.cells.size(), label,
-                         e.what());
     }
-    writer.write(row);
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const double rate = elapsed > 0 ? static_cast<double>(work) / elapsed : 0;
+    const double eta =
+        rate > 0 ? static_cast<double>(total_work - std::min(work, total_work)) / rate : -1;
+    return fmt::format("flashpq: {}/{} cells done, {} failed;{} {} req/s, elapsed {}, ETA {}",
+                       written, n, failed, cells.empty() ? "" : " running" + cells,
+                       human_count(rate), human_seconds(elapsed), human_seconds(eta));
+  };
+  const double tick = options.live_progress          ? 0.5
+                      : options.progress_seconds > 0 ? std::max(0.05, options.progress_seconds)
+                                                     : 3600;
+  auto last_plain = Clock::now();
+  try {
+    std::unique_lock lk(mu);
+    while (written < n) {
+      done_cv.wait_for(lk, std::chrono::duration<double>(tick),
+                       [&] { return to_run[written]->state == Slot::State::kDone; });
+      while (written < n && to_run[written]->state == Slot::State::kDone) {
+        Slot& s = *to_run[written];
+        lk.unlock();
+        if (live_drawn) log << "\r\x1b[K";
+        live_drawn = false;
+        log << s.log << std::flush;
+        const std::string text = writer->write(s.row);
+        file_rows.emplace_back(s.cell->index, text);
+        lk.lock();
+        failed += s.failed ? 1 : 0;
+        finished_work += s.total_requests;
+        s.row.clear();
+        s.row.shrink_to_fit();
+        ++written;
+      }
+      if (written == n) break;
+      if (options.live_progress) {
+        log << "\r\x1b[K" << progress_line() << std::flush;
+        live_drawn = true;
+      } else if (options.progress_seconds > 0 &&
+                 std::chrono::duration<double>(Clock::now() - last_plain).count() >=
+                     options.progress_seconds) {
+        log << progress_line() << "\n";
+        last_plain = Clock::now();
+      }
+    }
+  } catch (...) {
+    {
+      std::lock_guard lk(mu);
+      stop = true;
+    }
+    work_cv.notify_all();
+    for (auto& t : workers) t.join();
+    throw;
+  }
+  for (auto& t : workers) t.join();
+  if (live_drawn) log << "\r\x1b[K" << std::flush;
+
+  // 4. Rows in cell order (a resumed file appended after its kept rows).
+  const bool sorted =
+      std::is_sorted(file_rows.begin(), file_rows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!sorted) {
+    const std::vector<std::string> columns = writer->columns();
+    writer.reset();
+    std::stable_sort(file_rows.begin(), file_rows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> texts;
+    for (auto& [i, t] : file_rows) texts.push_back(std::move(t));
+    ResultsWriter(output, columns, texts);
   }
   return failed;
 }

@@ -1,26 +1,87 @@
-// experiments/sweep.h — runs every cell of an experiment in order and writes its rows.
+// experiments/sweep.h — runs the cells of an experiment on a pool of workers and writes their
+// rows in cell order.
+//
+// A sweep (docs/DESIGN.md "Sweeps"):
+//   1. summarises each distinct trace once (traces/summary_cache.h: read back when stored),
+//      the distinct traces in parallel;
+//   2. with `resume`, reads the results file back and keeps a row as its cell's only when the
+//      experiment, every parameter, the trace's content hash (trace_hash) and the FlashPQ version
+//      (flashpq_version) all match; a row whose parameters match but whose trace or version
+//      differ is stale, and `stale` says what happens to it;
+//   3. runs the remaining cells (of `cells`, when a range is given) on `jobs` threads, one cell
+//      per thread, single-threaded and deterministic, starting a cell only when the estimated
+//      memory of the running cells (estimate_cell_memory()) stays within `memory_bytes` (a cell
+//      estimated above it runs alone);
+//   4. writes each row as soon as every earlier cell's row is written, flushed, so an
+//      interrupted sweep leaves complete rows of a prefix of the cells it ran (and at most one
+//      unfinished last record, dropped by the next `resume`);
+//   5. when the file's rows are not in cell order (a resumed sweep appends after the kept rows),
+//      rewrites it sorted by cell (through a temporary file renamed over it).
+// The rows are those of a one-cell-at-a-time run, byte for byte, except wall_seconds and the
+// timing of a real device.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "experiments/experiment.h"
+#include "traces/summary_cache.h"
 
 namespace flashpq {
 
-/// Runs the cells of `ex` sequentially, writing each row to `output` as it finishes. Each
-/// distinct trace is summarised once. A cell that fails records its error in its row and the
-/// sweep goes on. Progress goes to `log`, one line per cell. Returns the number of failed
+/// What `--resume` does with a stale row: one computed by another FlashPQ version or on other
+/// trace bytes than the cell's trace now has.
+enum class StaleRule {
+  kError,  // refuse to run, leaving the file untouched (the default: a result never changes
+           // silently)
+  kRerun,  // drop the row and run its cell again
+  kKeep,   // keep the row as the cell's
+};
+
+/// Parses "error" | "rerun" | "keep". Throws std::invalid_argument quoting the text.
+StaleRule parse_stale_rule(const std::string& text);
+
+/// How a sweep runs. The defaults run every cell on one thread, without resuming.
+struct SweepOptions {
+  /// Keep the finished, current rows of an existing results file and run only the other cells.
+  bool resume = false;
+  StaleRule stale = StaleRule::kError;
+  /// Worker threads, >= 1 (flashpq run: the number of cores).
+  unsigned jobs = 1;
+  /// Bound on the summed estimates of the running cells, in bytes; 0 = none (flashpq run: 80 %
+  /// of the machine's RAM).
+  uint64_t memory_bytes = 0;
+  /// Only the cells with index in [first, last] (0-based, inclusive): a cluster task's share.
+  std::optional<std::pair<size_t, size_t>> cells;
+  /// Progress: a live line redrawn in place (a terminal), else a plain line every
+  /// `progress_seconds` (0 = only the per-cell lines).
+  bool live_progress = false;
+  double progress_seconds = 30;
+  /// Where trace summaries are stored and read back.
+  SummaryCacheOptions summaries;
+};
+
+/// Runs the cells of `ex` as `options` say, writing rows to `output` (created or truncated
+/// unless resuming) and the log to `log` (one line per cell, warnings, progress). A cell that
+/// fails records its error in its row and the sweep goes on. Returns the number of failed
 /// cells.
 ///
-/// resume = false: `output` is created or truncated. resume = true and `output` exists: its rows
-/// are read back (read_results()) and every cell with a finished row — same experiment name and
-/// the same text for every parameter, error empty — is skipped. The file is rewritten with the
-/// finished rows (failed rows are dropped, their cells run again; rows of cells no longer in
-/// the matrix are kept; an unfinished last record is dropped), then the other cells' rows are
-/// appended. Throws std::runtime_error if the results file cannot be read or written, or if
-/// its columns are not the ones this run writes (it is then left untouched).
+/// Resume (options.resume, and `output` exists): the file is rewritten with the kept rows
+/// (failed rows are dropped and their cells run again; rows of cells no longer in the matrix
+/// are kept, after the matrix's; an unfinished last record is dropped), then the other cells'
+/// rows are appended. Throws std::runtime_error, leaving the file untouched, if the results file
+/// cannot be read, if its columns are not the ones this run writes, or if it holds stale rows
+/// and options.stale is kError (the message counts them by cause and FlashPQ version); throws
+/// std::runtime_error on a write error.
 size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
-                      bool resume = false);
+                      const SweepOptions& options = {});
+
+/// Parses a cell range "I-J" or "I" (0-based, inclusive). Throws std::invalid_argument quoting
+/// the text.
+std::pair<size_t, size_t> parse_cell_range(const std::string& text);
 
 }  // namespace flashpq

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "devices/block/block_device.h"
 #include "devices/simflash/simflash_device.h"
@@ -92,8 +93,32 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
   return plan;
 }
 
-ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary) {
-  const CellPlan plan = plan_cell(cell, summary);
+uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summary) {
+  constexpr uint64_t kFixed = uint64_t{48} << 20;
+  CellPlan plan;
+  try {
+    plan = plan_cell(cell, summary);
+  } catch (const std::exception&) {
+    return kFixed;
+  }
+  uint64_t bytes = kFixed;
+  if (!plan.direct) {
+    bytes += 32 * plan.trace_objects + 96 * plan.expected_objects;
+    // TinyLFU's sketch and doorkeeper (admission, or inside W-TinyLFU).
+    if (cell.admission.name != "none" || cell.policy.name == "wtinylfu") {
+      const std::string& t = cell.admission.params.text("admission.counters_multiplier");
+      const double m = t.empty() ? 1.0 : std::max(1.0, std::strtod(t.c_str(), nullptr));
+      bytes += static_cast<uint64_t>(16.0 * m * static_cast<double>(plan.expected_objects));
+    }
+  }
+  if (plan.device.name == "simflash") bytes += 24 * (plan.device_bounds.capacity_bytes / 4096 + 1);
+  return bytes;
+}
+
+ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
+                   std::atomic<uint64_t>* progress) {
+  CellPlan plan = plan_cell(cell, summary);
+  plan.progress = progress;
   // Each runner builds the device it needs (the loader checked that the cell's device is one).
   auto row = [&](Measurement m, const Device& device) {
     if (m.replayed != summary.requests) {

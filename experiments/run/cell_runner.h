@@ -6,6 +6,8 @@
 // device and measures, and builds the row (experiments/run/row.h).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "experiments/config/cell_config.h"
@@ -21,6 +23,19 @@ namespace flashpq {
 /// The row is a pure function of the cell and the trace bytes, except `wall_seconds` (and the
 /// timing of a real device). Throws on failure (the sweep records the message in the row's
 /// `error` column).
-ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary);
+/// `progress`, when given, counts the requests read so far (a sweep's progress line); it does
+/// not change the row.
+ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
+                   std::atomic<uint64_t>* progress = nullptr);
+
+/// An upper estimate of the memory, in bytes, that running `cell` on a trace summarised as
+/// `summary` adds to the process: the hit statistics' seen-key set (32 B per distinct key of
+/// the trace: a power-of-two table at most half full), the cache's index, lists and policy
+/// state (96 B per expected object), TinyLFU's sketch and doorkeeper, simflash's maps (24 B per
+/// exported page) and a fixed 48 MiB for the reader's prefetch ring, decode buffers and slack.
+/// The sweep keeps the sum over running cells within `flashpq run --memory`; a test checks it
+/// against the growth of the peak resident set of cells run in a child process. A cell whose
+/// plan fails is estimated at the fixed part (it fails at once when run).
+uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summary);
 
 }  // namespace flashpq

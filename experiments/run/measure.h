@@ -7,7 +7,9 @@
 // the device), and turns the Measurement into a results row (experiments/run/row.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -48,7 +50,38 @@ struct CellPlan {
   /// Warnings on a legal but misleading configuration (the framework's, then the cell's), one
   /// sentence each: logged, and joined by "; " in the row's notes column.
   std::vector<std::string> notes;
+  /// Where the runner counts the requests it has read, for a sweep's progress line (relaxed
+  /// stores, once per batch); null = not counted. Never reaches the row.
+  std::atomic<uint64_t>* progress = nullptr;
 };
+
+/// A trace reader that adds each batch's size to a counter (a sweep's progress line): one
+/// relaxed atomic add per batch, nothing per request.
+class ProgressReader final : public TraceReader {
+ public:
+  /// REQUIRES: inner non-null; `counter` outlives the reader.
+  ProgressReader(std::unique_ptr<TraceReader> inner, std::atomic<uint64_t>& counter)
+      : inner_(std::move(inner)), counter_(counter) {}
+  size_t read(std::span<Request> out) override {
+    const size_t n = inner_->read(out);
+    counter_.fetch_add(n, std::memory_order_relaxed);
+    return n;
+  }
+  const std::string& path() const override { return inner_->path(); }
+  uint64_t preconditioning_requests() const override { return inner_->preconditioning_requests(); }
+
+ private:
+  std::unique_ptr<TraceReader> inner_;
+  std::atomic<uint64_t>& counter_;
+};
+
+/// The cell's trace, opened for its replay: counted in plan.progress when set. Throws as
+/// open_trace().
+inline std::unique_ptr<TraceReader> open_cell_trace(const CellConfig& cell, const CellPlan& plan) {
+  auto reader = open_trace(cell.trace);
+  if (plan.progress == nullptr) return reader;
+  return std::make_unique<ProgressReader>(std::move(reader), *plan.progress);
+}
 
 /// Counters that accumulate; a row reports their growth after the warm-up.
 struct RunCounters {

@@ -84,7 +84,7 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
         for (size_t j = 0; j < n; ++j, ++index) direct_io_of(device, batch[j], unit, index);
       }
     }
-    auto reader = open_trace(cell.trace);
+    auto reader = open_cell_trace(cell, plan);
     CountingReaderSource source(*reader, plan.warmup_requests, m.counted);
     WallOptions options;
     options.offset_unit_bytes = unit;
@@ -101,7 +101,7 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
     HitStats stats;
     stats.reserve(plan.trace_objects);
     with_cell_cache(cell, plan, device, [&](auto& c) {
-      PrefetchReader reader(open_trace(cell.trace));
+      PrefetchReader reader(open_cell_trace(cell, plan));
       WallTimedCache timed(c, plan.warmup_requests, timing);
       device.begin_nvme_measurement();
       m.replayed = replay_stream(timed, reader, stats, plan.warmup_requests,

@@ -5,7 +5,12 @@
 // legal but misleading configurations (the row's notes column and the log's warnings). Expected
 // figures are computed by hand from the bundled AdaptSize trace's README (working set
 // 278,854,232 bytes) and the tiny profile (superblocks of 4 lanes × 16 pages × 4 KiB).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -147,9 +152,82 @@ TEST_CASE("the log prints each note of a cell as a warning line", "[experiments]
                               "\ncache: {capacity: 0.1}\nframework: {name: ripq}\n"),
       {});
   std::ostringstream log;
-  CHECK(run_experiment(ex, dir.file("w.csv"), log, false) == 0);
+  CHECK(run_experiment(ex, dir.file("w.csv"), log) == 0);
   CHECK_THAT(log.str(), Contains("[1/1] warning: framework ripq: 26 device blocks"));
   CHECK_THAT(log.str(), Contains("[1/1] warning: framework ripq: framework.reserved_blocks = 10"));
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+// The growth of the peak resident set (VmHWM, /proc/self/status) while `fn` runs in a child
+// process, in bytes; the child starts with the parent's pages already resident.
+uint64_t peak_growth_in_child(const std::function<void()>& fn) {
+  auto hwm = []() -> uint64_t {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    }
+    return uint64_t{0};
+  };
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    const uint64_t before = hwm();
+    fn();
+    const uint64_t growth = hwm() - before;
+    if (::write(fds[1], &growth, sizeof growth) != sizeof growth) ::_exit(1);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  uint64_t growth = 0;
+  const auto got = ::read(fds[0], &growth, sizeof growth);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(got == static_cast<ssize_t>(sizeof growth));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return growth;
+}
+
+TEST_CASE("the memory estimate of a cell bounds the peak memory it adds",
+          "[experiments][plan][slow]") {
+  // 1.5 M distinct keys (each requested twice, 100 B): large enough that the estimate's
+  // per-object parts, not its fixed part, decide.
+  TempDir dir;
+  {
+    std::ofstream t(dir.file("keys.csv"));
+    for (int pass = 0; pass < 2; ++pass) {
+      for (uint64_t k = 1; k <= 1'500'000; ++k) t << k * 2654435761u % 1000000007u << ",100\n";
+    }
+  }
+  const std::string head = "name: mem\ntrace: {format: csv, path: " + dir.file("keys.csv") +
+                           ", key_col: 1, size_col: 2}\n";
+  for (const std::string& body :
+       {std::string("cache: {capacity: 0.5}\npolicy: {name: lru}\n"),
+        std::string("cache: {capacity: 0.3}\npolicy: {name: slru}\nadmission: {name: tinylfu}\n"),
+        std::string("cache: {capacity: 0.5}\nframework: {name: ripq, block_size: 0.00390625}\n"
+                    "device: {name: simflash, profile: tiny, utilization: 0.9, "
+                    "size_to_cache: true}\n")}) {
+    const Experiment ex = load_experiment(dir.write("m.yaml", head + body), {});
+    REQUIRE(ex.cells.size() == 1);
+    const CellConfig& cell = ex.cells[0];
+    const TraceSummary summary = summarize_trace(cell.trace);
+    REQUIRE(summary.unique_objects > 1'400'000);
+    const uint64_t estimate = estimate_cell_memory(cell, summary);
+    const uint64_t growth = peak_growth_in_child([&] { run_cell(cell, summary); });
+    INFO(body << "estimate " << estimate << " B, peak growth " << growth << " B");
+    CHECK(growth > (uint64_t{20} << 20));  // the cell does allocate per object
+    CHECK(estimate >= growth);             // an upper bound...
+    CHECK(estimate <= 4 * growth);         // ...that does not starve the pool
+  }
 }
 
 }  // namespace

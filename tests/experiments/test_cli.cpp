@@ -1,10 +1,13 @@
 // tests/experiments/test_cli.cpp — the `flashpq` command line, run as a process: exit statuses (0
 // ok, 1 some cells failed, 2 bad command line or configuration), results files, --set, -o and
 // --help.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +16,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "experiments/experiment.h"
@@ -473,6 +477,85 @@ TEST_CASE("flashpq bench --des runs the timed mode -- a bad profile exits 2", "[
   CHECK(bad.status == 2);
   CHECK_THAT(bad.err, Contains("--profile: unknown 'nope' (allowed: tiny"));
   CHECK(flashpq(dir, "bench --des --clients 0").status == 2);
+}
+
+// Starts `flashpq ARGS...` in `dir` with its output discarded; returns its process id.
+pid_t spawn_flashpq(const TempDir& dir, const std::vector<std::string>& args) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (::chdir(dir.path().c_str()) != 0) ::_exit(127);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> argv{const_cast<char*>(FLASHPQ_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(FLASHPQ_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+TEST_CASE("flashpq run: kill -9 at random moments, then --resume, gives every cell once",
+          "[cli][slow]") {
+  TempDir dir;
+  // 24 cells, a few tens of milliseconds each: kills land before, between and inside rows.
+  dir.write("k.yaml",
+            "name: k\ntrace:\n  path: " + kTrace +
+                "\nwarmup: 0.2\nframework: {block_size: 0.00390625}\n"
+                "matrix:\n  cache.capacity: [0.05, 0.1, 0.2]\n"
+                "  framework.name: [exact, ripq]\n  policy.name: [fifo, lru, slru, gdsf]\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result ref = flashpq(dir, "run k.yaml -o ref.csv --jobs 1 --summary-cache sc");
+  INFO(ref.err);
+  REQUIRE(ref.status == 0);
+  const double full = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto expected = parse_csv(slurp(dir.file("ref.csv")));
+  REQUIRE(expected.size() == 25);
+
+  // Every cell once, rows as the uninterrupted run's (wall_seconds aside), in cell order.
+  auto check_complete = [&](const std::string& why) {
+    INFO(why);
+    const auto got = parse_csv(slurp(dir.file("k.csv")));
+    REQUIRE(got.size() == expected.size());
+    CHECK(got[0] == expected[0]);
+    for (size_t r = 1; r < got.size(); ++r) {
+      INFO("row " << r);
+      CHECK(without_wall(got[0], got[r]) == without_wall(expected[0], expected[r]));
+    }
+  };
+  std::mt19937_64 rng(20261125);  // the kill times: fixed, so a failure can be replayed
+  const int kTrials = 60;
+  int killed = 0, completed = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const double at = 0.6 * full * static_cast<double>(rng() % 1000) / 1000.0;
+    const pid_t pid = spawn_flashpq(dir, {"run", "k.yaml", "-o", "k.csv", "--resume", "--jobs",
+                                          trial % 2 ? "2" : "3", "--summary-cache", "sc"});
+    std::this_thread::sleep_for(std::chrono::duration<double>(at));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+      ++killed;
+      continue;
+    }
+    // It finished before the kill: the file must be whole; start the next trial afresh.
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    ++completed;
+    check_complete(fmt::format("trial {} completed", trial));
+    fs::remove(dir.file("k.csv"));
+  }
+  CHECK(killed >= kTrials / 2);
+  const Result last = flashpq(dir, "run k.yaml -o k.csv --resume --jobs 2 --summary-cache sc");
+  INFO(last.err);
+  REQUIRE(last.status == 0);
+  check_complete("the last resume");
+  WARN(
+      fmt::format("kill -9 then --resume: {} trials, {} killed, {} resumes completed; an "
+                  "uninterrupted sweep takes {:.2f} s",
+                  kTrials, killed, completed, full));
 }
 
 }  // namespace

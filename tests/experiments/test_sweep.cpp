@@ -1,0 +1,223 @@
+// tests/experiments/test_sweep.cpp — the sweep (experiments/sweep.h): rows identical for any
+// number of jobs and in cell order, the memory bound, cell ranges, resume that refuses or
+// reruns stale rows (another FlashPQ version, other trace bytes), the file sorted after a
+// resume, and the progress lines.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"
+#include "experiments/results.h"
+#include "experiments/run/cell_runner.h"
+#include "experiments/sweep.h"
+#include "tests/test_util.h"
+#include "traces/trace_summary.h"
+
+namespace flashpq {
+namespace {
+
+using namespace flashpq::testing;  // tests/test_util.h
+namespace fs = std::filesystem;
+using Catch::Contains;
+
+const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
+
+// Eight cells: exact and RIPQ on simflash (sized for the cache), FIFO and LRU, two capacities.
+std::string eight_cells(const std::string& trace = kTrace) {
+  return "name: eight\ntrace:\n  path: " + trace +
+         "\nwarmup: 0.2\nframework: {block_size: 0.00390625}\n"
+         "device: {name: simflash, profile: tiny, utilization: 0.9, size_to_cache: true}\n"
+         "matrix:\n  cache.capacity: [0.1, 0.2]\n  framework.name: [exact, ripq]\n"
+         "  policy.name: [fifo, lru]\n";
+}
+
+Experiment load(const TempDir& dir, const std::string& yaml) {
+  return load_experiment(dir.write("x.yaml", yaml), {});
+}
+
+// The rows of a CSV results file, wall_seconds blanked (the one column that measures the host).
+std::vector<std::vector<std::string>> rows_of(const std::string& path) {
+  auto csv = parse_csv(slurp(path));
+  REQUIRE(!csv.empty());
+  for (size_t c = 0; c < csv[0].size(); ++c) {
+    if (csv[0][c] != "wall_seconds") continue;
+    for (size_t r = 1; r < csv.size(); ++r) csv[r][c].clear();
+  }
+  return csv;
+}
+
+std::vector<std::string> cells_of(const std::vector<std::vector<std::string>>& csv) {
+  std::vector<std::string> out;
+  for (size_t r = 1; r < csv.size(); ++r) out.push_back(csv[r][1]);  // column 2 is "cell"
+  return out;
+}
+
+SweepOptions jobs(unsigned n) {
+  SweepOptions o;
+  o.jobs = n;
+  o.progress_seconds = 0;
+  o.summaries.enabled = false;
+  return o;
+}
+
+TEST_CASE("sweep: the rows are the same, in cell order, for 1, 2 and 3 jobs", "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  REQUIRE(ex.cells.size() == 8);
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("j1.csv"), log, jobs(1)) == 0);
+  REQUIRE(run_experiment(ex, dir.file("j2.csv"), log, jobs(2)) == 0);
+  REQUIRE(run_experiment(ex, dir.file("j3.csv"), log, jobs(3)) == 0);
+  const auto one = rows_of(dir.file("j1.csv"));
+  CHECK(cells_of(one) == std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7"});
+  CHECK(rows_of(dir.file("j2.csv")) == one);
+  CHECK(rows_of(dir.file("j3.csv")) == one);
+  // The per-cell log lines come in cell order too.
+  const std::string text = log.str();
+  CHECK(text.find("[1/8]") < text.find("[8/8]"));
+}
+
+TEST_CASE("sweep: a memory bound below every cell's estimate runs them one at a time", "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  SweepOptions o = jobs(2);
+  o.memory_bytes = 1;  // every cell is over it: each runs alone, none is refused
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("m.csv"), log, o) == 0);
+  REQUIRE(run_experiment(ex, dir.file("j1.csv"), log, jobs(1)) == 0);
+  CHECK(rows_of(dir.file("m.csv")) == rows_of(dir.file("j1.csv")));
+}
+
+TEST_CASE("sweep: --cells runs a range of cells, as a cluster task does", "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  SweepOptions o = jobs(2);
+  o.cells = parse_cell_range("2-4");
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("part.csv"), log, o) == 0);
+  REQUIRE(run_experiment(ex, dir.file("all.csv"), log, jobs(1)) == 0);
+  const auto part = rows_of(dir.file("part.csv"));
+  const auto all = rows_of(dir.file("all.csv"));
+  REQUIRE(part.size() == 4);
+  for (size_t r = 1; r < part.size(); ++r) CHECK(part[r] == all[r + 2]);
+  CHECK(parse_cell_range("7") == std::pair<size_t, size_t>{7, 7});
+  CHECK_THROWS_WITH(parse_cell_range("4-2"), Contains("ends before it starts"));
+  CHECK_THROWS_WITH(parse_cell_range("a-2"), Contains("'a-2'"));
+  CHECK_THROWS_WITH(parse_stale_rule("never"), Contains("'never'"));
+}
+
+// Replaces field `column` of data row `row` (1-based, as in parse_csv) in a CSV file.
+void edit_field(const std::string& path, size_t row, const std::string& column,
+                const std::string& value) {
+  auto csv = parse_csv(slurp(path));
+  size_t c = 0;
+  while (csv[0][c] != column) ++c;
+  csv[row][c] = value;
+  std::string text;
+  for (const auto& r : csv) {
+    for (size_t k = 0; k < r.size(); ++k) {
+      if (k != 0) text += ',';
+      text += csv_field(r[k]);
+    }
+    text += "\n";
+  }
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+TEST_CASE("sweep: resume keeps only rows of this version and these trace bytes", "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  std::ostringstream log;
+  const std::string out = dir.file("r.csv");
+  REQUIRE(run_experiment(ex, out, log, jobs(2)) == 0);
+  const auto full = rows_of(out);
+  SweepOptions o = jobs(2);
+  o.resume = true;
+
+  SECTION("a row from another version: refused by default, the file untouched") {
+    edit_field(out, 3, "flashpq_version", "0.1.0");
+    const std::string before = slurp(out);
+    std::ostringstream l;
+    CHECK_THROWS_WITH(run_experiment(ex, out, l, o),
+                      Contains("1 rows are stale") && Contains("1 by FlashPQ 0.1.0") &&
+                          Contains("first: cell 2") && Contains("--stale rerun"));
+    CHECK(slurp(out) == before);
+    o.stale = StaleRule::kRerun;
+    REQUIRE(run_experiment(ex, out, l, o) == 0);
+    CHECK_THAT(l.str(), Contains("7 finished rows kept") &&
+                            Contains("1 stale rows to run again (1 by FlashPQ 0.1.0)"));
+    CHECK(rows_of(out) == full);  // rerun, then sorted back into cell order
+  }
+  SECTION("--stale keep keeps the old row as the cell's") {
+    edit_field(out, 3, "flashpq_version", "0.1.0");
+    o.stale = StaleRule::kKeep;
+    std::ostringstream l;
+    REQUIRE(run_experiment(ex, out, l, o) == 0);
+    CHECK_THAT(l.str(), Contains("8 finished rows kept (1 of them stale"));
+    const auto kept = rows_of(out);
+    REQUIRE(kept.size() == full.size());
+    CHECK(kept[3] != full[3]);
+    CHECK(kept[4] == full[4]);
+  }
+  SECTION("rows of other trace bytes are stale") {
+    edit_field(out, 1, "trace_hash", "0123456789abcdef");
+    edit_field(out, 8, "trace_hash", "0123456789abcdef");
+    std::ostringstream l;
+    CHECK_THROWS_WITH(run_experiment(ex, out, l, o), Contains("2 rows are stale") &&
+                                                         Contains("2 on other trace bytes") &&
+                                                         Contains("trace_hash 0123456789abcdef"));
+    o.stale = StaleRule::kRerun;
+    REQUIRE(run_experiment(ex, out, l, o) == 0);
+    CHECK(rows_of(out) == full);
+  }
+  SECTION("missing rows in the middle: run, and the file sorted by cell") {
+    auto lines = parse_csv(slurp(out));
+    std::vector<std::string> raw;
+    std::istringstream in(slurp(out));
+    for (std::string l; std::getline(in, l);) raw.push_back(l);
+    std::string cut;
+    for (size_t r = 0; r < raw.size(); ++r) {
+      if (r != 2 && r != 5) cut += raw[r] + "\n";  // cells 1 and 4 lost
+    }
+    std::ofstream(out, std::ios::trunc) << cut;
+    std::ostringstream l;
+    REQUIRE(run_experiment(ex, out, l, o) == 0);
+    CHECK_THAT(l.str(), Contains("6 finished rows kept"));
+    CHECK(rows_of(out) == full);
+  }
+}
+
+TEST_CASE("sweep: the trace is summarised once and read back from the summary cache", "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  SweepOptions o = jobs(2);
+  o.summaries.enabled = true;
+  o.summaries.dir = dir.file("summaries");
+  std::ostringstream first, second;
+  REQUIRE(run_experiment(ex, dir.file("a.csv"), first, o) == 0);
+  CHECK_THAT(first.str(), Contains("1 trace summarised, 0 read back from the summary cache"));
+  REQUIRE(run_experiment(ex, dir.file("b.csv"), second, o) == 0);
+  CHECK_THAT(second.str(), Contains("1 trace summarised, 1 read back from the summary cache"));
+  CHECK(rows_of(dir.file("a.csv")) == rows_of(dir.file("b.csv")));
+}
+
+TEST_CASE("sweep: progress lines, plain and live", "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  SweepOptions o = jobs(1);
+  o.progress_seconds = 1e-6;  // a line at every wake-up
+  std::ostringstream plain;
+  REQUIRE(run_experiment(ex, dir.file("p.csv"), plain, o) == 0);
+  CHECK_THAT(plain.str(), Contains("cells done, 0 failed") && Contains("req/s, elapsed"));
+  CHECK(plain.str().find("\x1b[K") == std::string::npos);
+  o.live_progress = true;
+  std::ostringstream live;
+  REQUIRE(run_experiment(ex, dir.file("l.csv"), live, o) == 0);
+  CHECK_THAT(live.str(), Contains("\r\x1b[K"));
+}
+
+}  // namespace
+}  // namespace flashpq

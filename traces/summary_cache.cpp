@@ -1,0 +1,212 @@
+// traces/summary_cache.cpp — stored trace summaries (traces/summary_cache.h).
+#include "traces/summary_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+
+namespace flashpq {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMagic = "flashpq-summary 1";
+
+std::string hex64(uint64_t v) {
+  return fmt::format("{:016x}", v);
+}
+
+// The identity a stored summary must carry: trace_identity() and, for a file, its status.
+std::string stored_identity(const TraceConfig& config) {
+  std::string id = trace_identity(config);
+  const std::string& path = config.path();
+  if (path.empty()) return id;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return id + "\x1f(unreadable)";
+  std::error_code ec;
+  const fs::path canonical = fs::canonical(path, ec);
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", id, ec ? path : canonical.string(),
+                     static_cast<uint64_t>(st.st_size),
+                     static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     static_cast<uint64_t>(st.st_ino));
+}
+
+std::string user_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') {
+    return (fs::path(x) / "flashpq").string();
+  }
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    return (fs::path(h) / ".cache" / "flashpq").string();
+  }
+  return (fs::temp_directory_path() / "flashpq-cache").string();
+}
+
+bool writable_dir(const fs::path& dir) {
+  return ::access(dir.c_str(), W_OK | X_OK) == 0;
+}
+
+}  // namespace
+
+std::string trace_identity(const TraceConfig& t) {
+  std::string id = t.format;
+  const std::string& path = t.path();
+  if (!path.empty()) {
+    // A file's requests depend on its bytes and the format's keys, not on the cell's seed or
+    // device: the path is taken canonical, so "a/../t.zst" and "t.zst" are one trace.
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(path, ec);
+    for (const auto& [k, v] : t.params.values()) {
+      id += '\x1f' + k + '=' + (k == kTracePathKey.name && !ec ? canonical.string() : v);
+    }
+    return id;
+  }
+  for (const auto& [k, v] : t.params.values()) id += '\x1f' + k + '=' + v;
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}", id, t.seed, t.device.capacity_bytes,
+                     t.device.logical_block_bytes);
+}
+
+std::string summary_cache_path(const TraceConfig& config, const SummaryCacheOptions& options) {
+  const std::string id = trace_identity(config);
+  const std::string h = hex64(XXH3_64bits(id.data(), id.size()));
+  const std::string& path = config.path();
+  if (!options.dir.empty()) {
+    const std::string stem =
+        path.empty() ? std::string("generator") : fs::path(path).filename().string();
+    return (fs::path(options.dir) / fmt::format("{}.{}.flashpq-summary", stem, h)).string();
+  }
+  if (!path.empty()) {
+    const fs::path p(path);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (writable_dir(dir)) {
+      return (dir / fmt::format(".{}.{}.flashpq-summary", p.filename().string(), h.substr(0, 8)))
+          .string();
+    }
+    return (fs::path(user_cache_dir()) /
+            fmt::format("{}.{}.flashpq-summary", p.filename().string(), h))
+        .string();
+  }
+  return (fs::path(user_cache_dir()) / fmt::format("generator.{}.flashpq-summary", h)).string();
+}
+
+std::string format_summary(const TraceSummary& s, const std::string& identity) {
+  std::string out = fmt::format("{}\nidentity {}\n", kMagic,
+                                hex64(XXH3_64bits(identity.data(), identity.size())));
+  out += fmt::format("requests {}\nunique_objects {}\nworking_set_bytes {}\n", s.requests,
+                     s.unique_objects, s.working_set_bytes);
+  out += fmt::format("max_object_bytes {}\npreconditioning_requests {}\ncontent_hash {}\nsizes",
+                     s.max_object_bytes, s.preconditioning_requests, s.content_hash);
+  for (size_t b = 0; b < SizeHistogram::buckets(); ++b) {
+    if (s.sizes.bucket_count(b) != 0) out += fmt::format(" {}:{}", b, s.sizes.bucket_count(b));
+  }
+  return out + "\nend\n";
+}
+
+bool parse_summary(const std::string& text, const std::string& identity, TraceSummary& out) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != kMagic) return false;
+  TraceSummary s;
+  int fields = 0;
+  bool ended = false;
+  try {
+    while (std::getline(in, line)) {
+      const size_t sp = line.find(' ');
+      const std::string key = line.substr(0, sp);
+      const std::string value = sp == std::string::npos ? "" : line.substr(sp + 1);
+      auto number = [&] {
+        size_t used = 0;
+        const uint64_t v = std::stoull(value, &used);
+        if (used != value.size()) throw std::invalid_argument(value);
+        ++fields;
+        return v;
+      };
+      if (key == "identity") {
+        if (value != hex64(XXH3_64bits(identity.data(), identity.size()))) return false;
+        ++fields;
+      } else if (key == "requests") {
+        s.requests = number();
+      } else if (key == "unique_objects") {
+        s.unique_objects = number();
+      } else if (key == "working_set_bytes") {
+        s.working_set_bytes = number();
+      } else if (key == "max_object_bytes") {
+        s.max_object_bytes = number();
+      } else if (key == "preconditioning_requests") {
+        s.preconditioning_requests = number();
+      } else if (key == "content_hash") {
+        if (value.size() != 16) return false;
+        s.content_hash = value;
+        ++fields;
+      } else if (key == "sizes") {
+        std::istringstream pairs(value);
+        for (std::string pair; pairs >> pair;) {
+          const size_t colon = pair.find(':');
+          if (colon == std::string::npos) return false;
+          const uint64_t b = std::stoull(pair.substr(0, colon));
+          if (b >= SizeHistogram::buckets()) return false;
+          s.sizes.add_to_bucket(static_cast<size_t>(b), std::stoull(pair.substr(colon + 1)));
+        }
+        ++fields;
+      } else if (key == "end") {
+        ended = true;
+        break;
+      } else {
+        return false;
+      }
+    }
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (!ended || fields != 8) return false;
+  out = std::move(s);
+  return true;
+}
+
+TraceSummary cached_summary(const TraceConfig& config, const SummaryCacheOptions& options,
+                            bool* from_cache) {
+  if (from_cache != nullptr) *from_cache = false;
+  if (!options.enabled) return summarize_trace(config);
+  const std::string identity = stored_identity(config);
+  const std::string where = summary_cache_path(config, options);
+  {
+    std::ifstream in(where, std::ios::binary);
+    if (in) {
+      std::ostringstream buf;
+      buf << in.rdbuf();
+      TraceSummary s;
+      if (parse_summary(buf.str(), identity, s)) {
+        if (from_cache != nullptr) *from_cache = true;
+        return s;
+      }
+    }
+  }
+  TraceSummary s = summarize_trace(config);
+  // The file's status after the read: a trace written while it was read is not trusted later.
+  if (stored_identity(config) != identity) return s;
+  std::error_code ec;
+  fs::create_directories(fs::path(where).parent_path(), ec);
+  const std::string tmp = fmt::format("{}.{}.tmp", where, static_cast<long>(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return s;
+    out << format_summary(s, identity);
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      return s;
+    }
+  }
+  fs::rename(tmp, where, ec);
+  if (ec) fs::remove(tmp, ec);
+  return s;
+}
+
+}  // namespace flashpq
