@@ -12,14 +12,21 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "devices/block/safety.h"
 #include "experiments/bench.h"
 #include "experiments/bench_device.h"
+#include "experiments/collect.h"
 #include "experiments/experiment.h"
+#include "experiments/plan.h"
+#include "experiments/slurm.h"
 #include "experiments/sweep.h"
+#include "fmt/format.h"
+#include "traces/summary_cache.h"
 #include "traces/trace_reader.h"
 
 using namespace flashpq;
@@ -93,7 +100,73 @@ int main(int argc, char** argv) {
       "devices and files), as `flashpq device check PATH` prints it. A mounted, swap or held "
       "device is refused regardless.";
   run->add_option("--force-destroy", force_destroy, force_help);
+  std::string executor = "local";
+  run->add_option("--executor", executor,
+                  "local: run here on --jobs workers; slurm: submit a Slurm job array (each task "
+                  "runs `flashpq run FILE --cells I-J`) and a job that collects the shards")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"local", "slurm"}));
+  SlurmOptions slurm;
+  run->add_option("--partition", slurm.partition, "slurm: sbatch --partition");
+  run->add_option("--time", slurm.time, "slurm: sbatch --time per task (e.g. 30:00)");
+  run->add_option("--cells-per-task", slurm.cells_per_task,
+                  "slurm: cells per array task (default: about ten minutes of work per task, by "
+                  "flashpq plan's estimate)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 40));
+  run->add_option("--array-limit", slurm.array_limit,
+                  "slurm: array tasks running at once (--array=0-N%M)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 40));
+  run->add_flag("--dry-run", slurm.dry_run,
+                "slurm: print the job script, the collect script and the manifest; write and "
+                "submit nothing");
   run->footer(schema_help());
+
+  auto* plan = app.add_subcommand(
+      "plan",
+      "What `flashpq run FILE` would run: cells, duplicates, work, memory per cell, and the "
+      "time estimated from a timed sample of each kind of cell");
+  std::string plan_file;
+  std::vector<std::string> plan_sets;
+  PlanOptions plan_options;
+  plan_options.jobs = std::max(1u, std::thread::hardware_concurrency());
+  plan->add_option("file", plan_file, "Experiment YAML file")->required();
+  plan->add_option("--set", plan_sets, "KEY=VALUE, as for run");
+  plan->add_option("-j,--jobs", plan_options.jobs, "Workers of the run to estimate")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
+  plan->add_option("--sample", plan_options.sample_requests,
+                   "Requests of each timed sample (it runs this many, then twice as many)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));
+  plan->add_option("--summary-cache", plan_options.summaries.dir, "As for run");
+
+  auto* collect = app.add_subcommand(
+      "collect",
+      "Merge results files of one experiment (a cluster job's shards, an earlier results file) "
+      "into one, in cell order; exit 1 if cells are missing or failed");
+  std::string collect_file, collect_output;
+  std::vector<std::string> collect_sets, collect_inputs;
+  collect->add_option("file", collect_file, "Experiment YAML file")->required();
+  collect->add_option("inputs", collect_inputs, "Results files to merge (absent ones are counted)");
+  collect->add_option("--set", collect_sets, "KEY=VALUE, as for run");
+  collect->add_option("-o,--output", collect_output, "Results file written (may be an input)")
+      ->required();
+  std::string collect_cache;
+  collect->add_option("--summary-cache", collect_cache, "Accepted, as for run (not used)");
+
+  auto* trace = app.add_subcommand("trace", "Inspect traces");
+  trace->require_subcommand(1);
+  auto* trace_info = trace->add_subcommand(
+      "info",
+      "Requests, distinct objects, working set, largest object and content hash of a trace (one "
+      "read, then from the summary cache that flashpq run shares)");
+  std::string info_path, info_format = "oracleGeneral";
+  std::vector<std::string> info_sets;
+  SummaryCacheOptions info_cache;
+  trace_info->add_option("path", info_path, "Trace file")->required();
+  trace_info->add_option("--format", info_format, "Trace format")->capture_default_str();
+  trace_info->add_option("--set", info_sets, "trace.KEY=VALUE: the format's keys (CSV columns)");
+  trace_info->add_option("--summary-cache", info_cache.dir, "As for run");
 
   auto* device = app.add_subcommand("device", "Inspect block devices and files");
   device->require_subcommand(1);
@@ -197,32 +270,91 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
+  // --set KEY=VALUE texts as overrides; nullopt (after a message) if one has no '='.
+  auto parse_sets =
+      [](const std::vector<std::string>& texts) -> std::optional<std::vector<Override>> {
+    std::vector<Override> overrides;
+    for (const auto& s : texts) {
+      const auto eq = s.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::cerr << "flashpq: --set expects KEY=VALUE, found '" << s << "'\n";
+        return std::nullopt;
+      }
+      overrides.push_back({s.substr(0, eq), s.substr(eq + 1)});
+    }
+    return overrides;
+  };
+
   try {
     if (*run) {
-      std::vector<Override> overrides;
-      for (const auto& s : sets) {
-        const auto eq = s.find('=');
-        if (eq == std::string::npos || eq == 0) {
-          std::cerr << "flashpq run: --set expects KEY=VALUE, found '" << s << "'\n";
-          return 2;
-        }
-        overrides.push_back({s.substr(0, eq), s.substr(eq + 1)});
-      }
-      Experiment ex = load_experiment(file, overrides);
+      const auto overrides = parse_sets(sets);
+      if (!overrides) return 2;
+      Experiment ex = load_experiment(file, *overrides);
       for (CellConfig& cell : ex.cells) cell.device.force_destroy = force_destroy;
       const std::string out = output.empty() ? ex.output : output;
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
       sweep.stale = parse_stale_rule(stale);
       sweep.summaries.enabled = !no_summary_cache;
-      if (!cells.empty()) sweep.cells = parse_cell_range(cells);
+      if (!cells.empty()) sweep.cells = parse_cell_ranges(cells);
       sweep.memory_bytes = memory.empty() ? default_memory_budget() : parse_size(memory);
       sweep.live_progress = ::isatty(STDERR_FILENO) != 0;
+      if (executor == "slurm") {
+        slurm.flashpq = std::filesystem::canonical("/proc/self/exe").string();
+        for (const auto& s : sets)
+          slurm.pass_through.insert(slurm.pass_through.end(), {"--set", s});
+        if (!sweep.summaries.dir.empty()) {
+          slurm.pass_through.insert(
+              slurm.pass_through.end(),
+              {"--summary-cache", std::filesystem::absolute(sweep.summaries.dir).string()});
+        }
+        if (no_summary_cache) slurm.pass_through.push_back("--no-summary-cache");
+        if (!force_destroy.empty())
+          slurm.pass_through.push_back("--force-destroy=" + force_destroy);
+        submit_slurm(ex, file, out, sweep, slurm, std::cout, std::cerr);
+        return 0;
+      }
       const size_t failed = run_experiment(ex, out, std::cerr, sweep);
       if (failed) {
         std::cerr << "flashpq: " << failed << " of " << ex.cells.size()
                   << " cells failed; their rows carry the error\n";
         return 1;
       }
+      return 0;
+    }
+    if (*plan) {
+      const auto overrides = parse_sets(plan_sets);
+      if (!overrides) return 2;
+      const Experiment ex = load_experiment(plan_file, *overrides);
+      const SweepPlan p = plan_sweep(ex, plan_options, std::cerr);
+      print_plan(ex, p, plan_options, std::cout);
+      return 0;
+    }
+    if (*collect) {
+      const auto overrides = parse_sets(collect_sets);
+      if (!overrides) return 2;
+      const Experiment ex = load_experiment(collect_file, *overrides);
+      const CollectReport r = collect_results(ex, collect_inputs, collect_output, std::cerr);
+      return r.missing.empty() && r.failed.empty() ? 0 : 1;
+    }
+    if (*trace_info) {
+      TraceConfig t = trace_file(info_path, info_format);
+      for (const auto& s : info_sets) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || !s.starts_with("trace.")) {
+          std::cerr << "flashpq trace info: --set expects trace.KEY=VALUE, found '" << s << "'\n";
+          return 2;
+        }
+        t.params.set(s.substr(0, eq), s.substr(eq + 1));
+      }
+      bool hit = false;
+      const TraceSummary sum = cached_summary(t, info_cache, &hit);
+      std::cout << fmt::format(
+          "trace {}\nformat {}\nrequests {}\nunique_objects {}\nworking_set_bytes {}\n"
+          "max_object_bytes {}\ncontent_hash {}\nsummary {}\n",
+          info_path, info_format, sum.requests, sum.unique_objects, sum.working_set_bytes,
+          sum.max_object_bytes, sum.content_hash,
+          hit ? "read back from " + summary_cache_path(t, info_cache)
+              : "computed (one read of the trace), stored in " + summary_cache_path(t, info_cache));
       return 0;
     }
     if (*bench) return des ? run_des_bench(dc, std::cout) : run_bench(bc, std::cout);

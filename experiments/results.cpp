@@ -186,6 +186,10 @@ StoredResults read_results(const std::string& path) {
 ResultsWriter::ResultsWriter(const std::string& path, const std::vector<std::string>& columns,
                              const std::vector<std::string>& kept)
     : path_(path), json_(is_json_results(path)), columns_(columns) {
+  if (const std::filesystem::path p(path); p.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+  }
   const std::string tmp = path + ".tmp";
   {
     std::ofstream t(tmp, std::ios::out | std::ios::trunc | std::ios::binary);

@@ -35,6 +35,14 @@ std::string cell_identity(const std::string& experiment,
   return id;
 }
 
+bool in_ranges(const std::vector<std::pair<size_t, size_t>>& ranges, size_t i) {
+  if (ranges.empty()) return true;
+  for (const auto& [first, last] : ranges) {
+    if (i >= first && i <= last) return true;
+  }
+  return false;
+}
+
 // Runs fn(i) for i in [0, n) on up to `jobs` threads.
 template <class Fn>
 void parallel_for(size_t n, unsigned jobs, Fn&& fn) {
@@ -228,45 +236,26 @@ std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<S
   return state;
 }
 
-}  // namespace
+// What a sweep knows before it runs anything: its cells with their traces' summaries, and
+// what resume keeps.
+struct Prepared {
+  std::vector<std::unique_ptr<Slot>> slots;  // the cells of this run, in cell order
+  std::vector<std::optional<TraceSummary>> summaries;
+  std::vector<std::string> summary_errors;
+  std::vector<Slot*> order;
+  std::optional<ResumeState> resume;
+};
 
-StaleRule parse_stale_rule(const std::string& text) {
-  if (text == "error") return StaleRule::kError;
-  if (text == "rerun") return StaleRule::kRerun;
-  if (text == "keep") return StaleRule::kKeep;
-  throw std::invalid_argument("--stale: expected error, rerun or keep, found '" + text + "'");
-}
-
-std::pair<size_t, size_t> parse_cell_range(const std::string& text) {
-  auto number = [&](const std::string& t) {
-    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("--cells: expected I-J or I (0-based cell indices), found '" +
-                                  text + "'");
-    }
-    return static_cast<size_t>(std::stoull(t));
-  };
-  const size_t dash = text.find('-');
-  if (dash == std::string::npos) {
-    const size_t i = number(text);
-    return {i, i};
-  }
-  const size_t first = number(text.substr(0, dash)), last = number(text.substr(dash + 1));
-  if (last < first) {
-    throw std::invalid_argument("--cells: the range '" + text + "' ends before it starts");
-  }
-  return {first, last};
-}
-
-size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
-                      const SweepOptions& options) {
+std::unique_ptr<Prepared> prepare(const Experiment& ex, const std::string& output,
+                                  std::ostream& log, const SweepOptions& options) {
   const unsigned jobs = std::max(1u, options.jobs);
-  const size_t total_cells = ex.cells.size();
-
+  auto p = std::make_unique<Prepared>();
+  auto& slots = p->slots;
+  auto& summaries = p->summaries;
+  auto& summary_errors = p->summary_errors;
   // The cells of this run, in cell order.
-  std::vector<std::unique_ptr<Slot>> slots;
   for (const CellConfig& cell : ex.cells) {
-    if (options.cells && (cell.index < options.cells->first || cell.index > options.cells->second))
-      continue;
+    if (!in_ranges(options.cells, cell.index)) continue;
     auto s = std::make_unique<Slot>();
     s->cell = &cell;
     slots.push_back(std::move(s));
@@ -280,8 +269,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       traces.push_back(&s->cell->trace);
     }
   }
-  std::vector<std::optional<TraceSummary>> summaries(traces.size());
-  std::vector<std::string> summary_errors(traces.size());
+  summaries.resize(traces.size());
+  summary_errors.resize(traces.size());
   std::atomic<size_t> from_cache{0};
   parallel_for(traces.size(), jobs, [&](size_t i) {
     try {
@@ -308,9 +297,81 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   }
 
   // 2. Resume: which cells keep their row.
-  std::vector<Slot*> order;
-  for (auto& s : slots) order.push_back(s.get());
-  const std::optional<ResumeState> resume = read_resume(ex, order, output, options, log);
+  for (auto& s : slots) p->order.push_back(s.get());
+  p->resume = read_resume(ex, p->order, output, options, log);
+  return p;
+}
+
+}  // namespace
+
+StaleRule parse_stale_rule(const std::string& text) {
+  if (text == "error") return StaleRule::kError;
+  if (text == "rerun") return StaleRule::kRerun;
+  if (text == "keep") return StaleRule::kKeep;
+  throw std::invalid_argument("--stale: expected error, rerun or keep, found '" + text + "'");
+}
+
+std::vector<std::pair<size_t, size_t>> parse_cell_ranges(const std::string& text) {
+  auto number = [&](const std::string& t) {
+    if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos) {
+      throw std::invalid_argument(
+          "--cells: expected I-J, I, or a comma-separated list of them (0-based cell indices), "
+          "found '" +
+          text + "'");
+    }
+    return static_cast<size_t>(std::stoull(t));
+  };
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t at = 0;
+  do {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string part = text.substr(at, comma - at);
+    at = comma + 1;
+    const size_t dash = part.find('-');
+    if (dash == std::string::npos) {
+      const size_t i = number(part);
+      out.emplace_back(i, i);
+      continue;
+    }
+    const size_t first = number(part.substr(0, dash)), last = number(part.substr(dash + 1));
+    if (last < first) {
+      throw std::invalid_argument("--cells: the range '" + part + "' ends before it starts");
+    }
+    out.emplace_back(first, last);
+  } while (at <= text.size());
+  return out;
+}
+
+std::string format_cell_ranges(const std::vector<size_t>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size();) {
+    size_t j = i;
+    while (j + 1 < cells.size() && cells[j + 1] == cells[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += i == j ? fmt::format("{}", cells[i]) : fmt::format("{}-{}", cells[i], cells[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<size_t> pending_cells(const Experiment& ex, const std::string& output,
+                                  std::ostream& log, const SweepOptions& options) {
+  const std::unique_ptr<Prepared> p = prepare(ex, output, log, options);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < p->order.size(); ++i) {
+    if (!p->resume || !p->resume->kept[i]) out.push_back(p->order[i]->cell->index);
+  }
+  return out;
+}
+
+size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
+                      const SweepOptions& options) {
+  const unsigned jobs = std::max(1u, options.jobs);
+  const size_t total_cells = ex.cells.size();
+
+  const std::unique_ptr<Prepared> prepared = prepare(ex, output, log, options);
+  const std::vector<Slot*>& order = prepared->order;
+  const std::optional<ResumeState>& resume = prepared->resume;
 
   // The file's rows in file order, each with its cell index (SIZE_MAX: not a cell of this run).
   std::vector<std::pair<size_t, std::string>> file_rows;

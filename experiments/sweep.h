@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "experiments/experiment.h"
 #include "traces/summary_cache.h"
@@ -55,8 +56,9 @@ struct SweepOptions {
   /// Bound on the summed estimates of the running cells, in bytes; 0 = none (flashpq run: 80 %
   /// of the machine's RAM).
   uint64_t memory_bytes = 0;
-  /// Only the cells with index in [first, last] (0-based, inclusive): a cluster task's share.
-  std::optional<std::pair<size_t, size_t>> cells;
+  /// Only the cells with an index in one of these [first, last] ranges (0-based, inclusive): a
+  /// cluster task's share. Empty: every cell.
+  std::vector<std::pair<size_t, size_t>> cells;
   /// Progress: a live line redrawn in place (a terminal), else a plain line every
   /// `progress_seconds` (0 = only the per-cell lines).
   bool live_progress = false;
@@ -80,8 +82,20 @@ struct SweepOptions {
 size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
                       const SweepOptions& options = {});
 
-/// Parses a cell range "I-J" or "I" (0-based, inclusive). Throws std::invalid_argument quoting
-/// the text.
-std::pair<size_t, size_t> parse_cell_range(const std::string& text);
+/// Parses cell ranges "I-J", "I", or several separated by commas ("0-3,7,9-12"; 0-based,
+/// inclusive). Throws std::invalid_argument quoting the text.
+std::vector<std::pair<size_t, size_t>> parse_cell_ranges(const std::string& text);
+
+/// Formats cell indices (ascending) as ranges, the form parse_cell_ranges() reads: {0,1,2,5}
+/// gives "0-2,5".
+std::string format_cell_ranges(const std::vector<size_t>& cells);
+
+/// The indices of the cells of `ex` (within options.cells) that a sweep with these options
+/// would run: without resume, all of them; with resume, those without a kept row in `output`
+/// (docs in run_experiment()). Summarises the traces as a sweep does. Throws as
+/// run_experiment() does before running anything (stale rows and options.stale kError
+/// included); writes nothing.
+std::vector<size_t> pending_cells(const Experiment& ex, const std::string& output,
+                                  std::ostream& log, const SweepOptions& options);
 
 }  // namespace flashpq

@@ -9,6 +9,8 @@ PACKAGES=(
   # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
   # comparison, nvme-cli for the drive's write counters
   util-linux e2fsprogs fio nvme-cli
+  # the Slurm executor's test: a single-node Slurm on localhost (tests/slurm/test_slurm.sh)
+  slurm-wlm munge
   # the checked-in .clang-format, checked by CI (make format-check)
   clang-format
   python3 python3-matplotlib python3-numpy python3-pytest

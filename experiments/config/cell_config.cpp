@@ -127,6 +127,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       if (!v.text.empty()) {
         check(k.spec, v);
         all.set(name, v.text);
+        c.ignored_keys.push_back(name);
       }
       shown[name] = v.text;
     }

@@ -63,6 +63,10 @@ struct CellConfig {
   /// default, the value a component resolved (simflash's profile fields), or empty for a key
   /// no selected component reads (strict keys).
   std::vector<std::pair<std::string, std::string>> parameters;
+  /// The keys of `parameters` that were written but that no selected component reads (a matrix
+  /// crossing one component's name with another's keys): two cells that differ only in them
+  /// compute the same thing (flashpq plan reports them as duplicates).
+  std::vector<std::string> ignored_keys;
 };
 
 /// Builds cell `index` of experiment `experiment` (file `file`) from `values`, every schema key

@@ -2,6 +2,7 @@
 #include "experiments/run/cell_runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 
@@ -113,6 +114,49 @@ uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summar
   }
   if (plan.device.name == "simflash") bytes += 24 * (plan.device_bounds.capacity_bytes / 4096 + 1);
   return bytes;
+}
+
+namespace {
+
+// Seconds to run `cell` on its first `requests` requests; the requests replayed in *replayed.
+double timed_sample(const CellConfig& cell, const TraceSummary& summary, uint64_t requests,
+                    uint64_t* replayed) {
+  CellPlan plan = plan_cell(cell, summary);
+  plan.request_limit = std::max<uint64_t>(1, requests);
+  const auto t0 = std::chrono::steady_clock::now();
+  Measurement m;
+  switch (runner_for(cell)) {
+    case RunnerKind::kSimulated: {
+      SimFlashDevice device(plan.device);
+      m = run_simulated(cell, plan, device);
+      break;
+    }
+    case RunnerKind::kWall:
+      throw std::invalid_argument("a cell timed on the wall clock is not sampled");
+    case RunnerKind::kFunctional: {
+      const std::unique_ptr<Device> device = make_device(plan.device);
+      m = run_functional(cell, plan, *device);
+      break;
+    }
+  }
+  *replayed = m.replayed;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+CellCost sample_cell_cost(const CellConfig& cell, const TraceSummary& summary, uint64_t requests) {
+  uint64_t n1 = 0, n2 = 0;
+  const double t1 = timed_sample(cell, summary, requests, &n1);
+  const double t2 = timed_sample(cell, summary, 2 * requests, &n2);
+  CellCost cost;
+  if (n2 > n1) {
+    cost.seconds_per_request = std::max(0.0, (t2 - t1) / static_cast<double>(n2 - n1));
+    cost.setup_seconds = std::max(0.0, t1 - cost.seconds_per_request * static_cast<double>(n1));
+  } else {  // the whole trace fits in the first sample
+    cost.setup_seconds = std::min(t1, t2);
+  }
+  return cost;
 }
 
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,

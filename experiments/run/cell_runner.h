@@ -38,4 +38,20 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
 /// plan fails is estimated at the fixed part (it fails at once when run).
 uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summary);
 
+/// The wall-clock cost of a cell, measured on a sample: seconds = setup_seconds +
+/// seconds_per_request × requests.
+struct CellCost {
+  double setup_seconds = 0;
+  double seconds_per_request = 0;
+  double seconds(uint64_t requests) const {
+    return setup_seconds + seconds_per_request * static_cast<double>(requests);
+  }
+};
+
+/// Runs `cell` on the first `requests` and the first 2 × `requests` requests of its trace (the
+/// warm-up as planned for the whole trace) and fits its cost from the two wall-clock times
+/// (flashpq plan's timed sample; each part clamped at 0). Refuses (std::invalid_argument) a cell
+/// timed on the wall clock: a sample would write a real device. Throws as run_cell().
+CellCost sample_cell_cost(const CellConfig& cell, const TraceSummary& summary, uint64_t requests);
+
 }  // namespace flashpq

@@ -53,6 +53,30 @@ struct CellPlan {
   /// Where the runner counts the requests it has read, for a sweep's progress line (relaxed
   /// stores, once per batch); null = not counted. Never reaches the row.
   std::atomic<uint64_t>* progress = nullptr;
+  /// Read only the trace's first `request_limit` requests (0 = all): flashpq plan's timed
+  /// sample. Never set for a row.
+  uint64_t request_limit = 0;
+};
+
+/// A trace reader that ends after `limit` requests (flashpq plan's timed sample).
+class LimitReader final : public TraceReader {
+ public:
+  /// REQUIRES: inner non-null.
+  LimitReader(std::unique_ptr<TraceReader> inner, uint64_t limit)
+      : inner_(std::move(inner)), left_(limit) {}
+  size_t read(std::span<Request> out) override {
+    if (left_ == 0) return 0;
+    const size_t n =
+        inner_->read(out.first(static_cast<size_t>(std::min<uint64_t>(out.size(), left_))));
+    left_ -= n;
+    return n;
+  }
+  const std::string& path() const override { return inner_->path(); }
+  uint64_t preconditioning_requests() const override { return inner_->preconditioning_requests(); }
+
+ private:
+  std::unique_ptr<TraceReader> inner_;
+  uint64_t left_;
 };
 
 /// A trace reader that adds each batch's size to a counter (a sweep's progress line): one
@@ -78,7 +102,10 @@ class ProgressReader final : public TraceReader {
 /// The cell's trace, opened for its replay: counted in plan.progress when set. Throws as
 /// open_trace().
 inline std::unique_ptr<TraceReader> open_cell_trace(const CellConfig& cell, const CellPlan& plan) {
-  auto reader = open_trace(cell.trace);
+  std::unique_ptr<TraceReader> reader = open_trace(cell.trace);
+  if (plan.request_limit != 0) {
+    reader = std::make_unique<LimitReader>(std::move(reader), plan.request_limit);
+  }
   if (plan.progress == nullptr) return reader;
   return std::make_unique<ProgressReader>(std::move(reader), *plan.progress);
 }

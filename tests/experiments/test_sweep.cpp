@@ -95,7 +95,7 @@ TEST_CASE("sweep: --cells runs a range of cells, as a cluster task does", "[swee
   TempDir dir;
   const Experiment ex = load(dir, eight_cells());
   SweepOptions o = jobs(2);
-  o.cells = parse_cell_range("2-4");
+  o.cells = parse_cell_ranges("2-3,4");
   std::ostringstream log;
   REQUIRE(run_experiment(ex, dir.file("part.csv"), log, o) == 0);
   REQUIRE(run_experiment(ex, dir.file("all.csv"), log, jobs(1)) == 0);
@@ -103,9 +103,14 @@ TEST_CASE("sweep: --cells runs a range of cells, as a cluster task does", "[swee
   const auto all = rows_of(dir.file("all.csv"));
   REQUIRE(part.size() == 4);
   for (size_t r = 1; r < part.size(); ++r) CHECK(part[r] == all[r + 2]);
-  CHECK(parse_cell_range("7") == std::pair<size_t, size_t>{7, 7});
-  CHECK_THROWS_WITH(parse_cell_range("4-2"), Contains("ends before it starts"));
-  CHECK_THROWS_WITH(parse_cell_range("a-2"), Contains("'a-2'"));
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  CHECK(parse_cell_ranges("7") == Ranges{{7, 7}});
+  CHECK(parse_cell_ranges("0-3,7,9-12") == Ranges{{0, 3}, {7, 7}, {9, 12}});
+  CHECK(format_cell_ranges({0, 1, 2, 3, 7, 9, 10, 11, 12}) == "0-3,7,9-12");
+  CHECK(format_cell_ranges({}) == "");
+  CHECK_THROWS_WITH(parse_cell_ranges("4-2"), Contains("ends before it starts"));
+  CHECK_THROWS_WITH(parse_cell_ranges("a-2"), Contains("'a-2'"));
+  CHECK_THROWS_WITH(parse_cell_ranges("1,,2"), Contains("'1,,2'"));
   CHECK_THROWS_WITH(parse_stale_rule("never"), Contains("'never'"));
 }
 
