@@ -12,10 +12,10 @@ namespace flashpq {
 
 /// What collect_results() found.
 struct CollectReport {
-  size_t rows = 0;                   // rows written
-  std::vector<size_t> missing;       // cells of the matrix without a row
-  std::vector<size_t> failed;        // cells whose only row carries an error
-  size_t inputs_absent = 0;          // inputs that do not exist (tasks that never ran)
+  size_t rows = 0;              // rows written
+  std::vector<size_t> missing;  // cells of the matrix without a row
+  std::vector<size_t> failed;   // cells whose only row carries an error
+  size_t inputs_absent = 0;     // inputs that do not exist (tasks that never ran)
 };
 
 /// Reads every existing file of `inputs` (results files with the columns `ex` writes, read by

@@ -157,9 +157,9 @@ void print_plan(const Experiment& ex, const SweepPlan& plan, const PlanOptions& 
       std::string list;
       for (size_t c : cells) list += fmt::format("{}{}", list.empty() ? "" : ", ", c);
       out << fmt::format("  cells {}: {}\n", list,
-                         keys.empty() ? "identical"
-                                      : "differ only in " + keys +
-                                            ", which their components do not read");
+                         keys.empty()
+                             ? "identical"
+                             : "differ only in " + keys + ", which their components do not read");
     }
   }
   std::vector<uint64_t> mem, req;
@@ -174,21 +174,22 @@ void print_plan(const Experiment& ex, const SweepPlan& plan, const PlanOptions& 
   if (!plan.cells.empty()) {
     out << fmt::format("work: {} requests over the cells (per cell: {} to {})\n", plan.requests,
                        req.front(), req.back());
-    out << fmt::format("memory per cell (estimated): median {}, largest {}; {} workers need up to {}\n",
-                       human_bytes(static_cast<double>(mem[mem.size() / 2])),
-                       human_bytes(static_cast<double>(mem.back())), options.jobs,
-                       human_bytes(static_cast<double>(mem.back()) * options.jobs));
+    out << fmt::format(
+        "memory per cell (estimated): median {}, largest {}; {} workers need up to {}\n",
+        human_bytes(static_cast<double>(mem[mem.size() / 2])),
+        human_bytes(static_cast<double>(mem.back())), options.jobs,
+        human_bytes(static_cast<double>(mem.back()) * options.jobs));
   }
   const unsigned jobs = std::max(1u, options.jobs);
   out << fmt::format(
       "time (estimated from {} timed samples of {} requests): {} of CPU; about {} with {} "
       "worker{}{}\n",
       plan.samples, options.sample_requests, human_time(plan.seconds),
-      human_time(plan.seconds / std::min<double>(jobs, std::max<size_t>(1, ex.cells.size()))),
-      jobs, jobs == 1 ? "" : "s",
-      unsampled ? fmt::format(" ({} cells not sampled: real devices or unreadable traces)",
-                              unsampled)
-                : "");
+      human_time(plan.seconds / std::min<double>(jobs, std::max<size_t>(1, ex.cells.size()))), jobs,
+      jobs == 1 ? "" : "s",
+      unsampled
+          ? fmt::format(" ({} cells not sampled: real devices or unreadable traces)", unsampled)
+          : "");
 }
 
 }  // namespace flashpq

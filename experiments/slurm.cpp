@@ -138,8 +138,8 @@ SlurmJob submit_slurm(const Experiment& ex, const std::string& file, const std::
     per_task = per_cell > 0 ? static_cast<size_t>(std::ceil(600.0 / per_cell)) : cells.size();
     per_task = std::clamp<size_t>(per_task, 1, cells.size());
     log << fmt::format(
-        "flashpq: {:.1f} s per cell estimated: {} cells per task (about {:.0f} s each)\n",
-        per_cell, per_task, per_cell * static_cast<double>(per_task));
+        "flashpq: {:.1f} s per cell estimated: {} cells per task (about {:.0f} s each)\n", per_cell,
+        per_task, per_cell * static_cast<double>(per_task));
   }
   const size_t max_array = o.dry_run ? 1001 : max_array_size(o.scontrol);
   if ((cells.size() + per_task - 1) / per_task > max_array) {
@@ -147,18 +147,22 @@ SlurmJob submit_slurm(const Experiment& ex, const std::string& file, const std::
   }
   std::vector<std::string> task_cells;
   for (size_t i = 0; i < cells.size(); i += per_task) {
-    task_cells.push_back(format_cell_ranges(
-        std::vector<size_t>(cells.begin() + i, cells.begin() + std::min(cells.size(), i + per_task))));
+    task_cells.push_back(format_cell_ranges(std::vector<size_t>(
+        cells.begin() + i, cells.begin() + std::min(cells.size(), i + per_task))));
   }
   job.tasks = task_cells.size();
 
   job.manifest = "# task\tcells (flashpq run --cells)\n";
-  for (size_t t = 0; t < task_cells.size(); ++t) job.manifest += fmt::format("{}\t{}\n", t, task_cells[t]);
+  for (size_t t = 0; t < task_cells.size(); ++t)
+    job.manifest += fmt::format("{}\t{}\n", t, task_cells[t]);
 
   const std::string cwd = fs::current_path().string();
   const std::string yaml = fs::absolute(file).string();
   std::string pass;
-  for (const std::string& a : o.pass_through) pass += " " + sh(a);
+  for (const std::string& a : o.pass_through) {
+    pass += ' ';
+    pass += sh(a);
+  }
   std::string head = "#!/bin/bash\n";
   head += fmt::format("# FlashPQ {}: experiment {}, {} cells in {} tasks; manifest {}\n",
                       FLASHPQ_VERSION, ex.name, cells.size(), job.tasks,
@@ -191,10 +195,10 @@ SlurmJob submit_slurm(const Experiment& ex, const std::string& file, const std::
   job.collect_script += "set -uo pipefail\n";
   job.collect_script += "cd " + sh(cwd) + "\n";
   job.collect_script += "shopt -s nullglob\n";
-  job.collect_script += fmt::format("exec {} collect {}{} -o {} {}{}\n", sh(o.flashpq), sh(yaml),
-                                    pass, sh(results.string()),
-                                    sweep.resume ? sh(results.string()) + " " : "",
-                                    sh((dir / "shards").string()) + "/task-*." + ext);
+  job.collect_script +=
+      fmt::format("exec {} collect {}{} -o {} {}{}\n", sh(o.flashpq), sh(yaml), pass,
+                  sh(results.string()), sweep.resume ? sh(results.string()) + " " : "",
+                  sh((dir / "shards").string()) + "/task-*." + ext);
 
   if (o.dry_run) {
     out << "# " << (dir / "job.sbatch").string() << "\n" << job.script << "\n";
@@ -220,8 +224,8 @@ SlurmJob submit_slurm(const Experiment& ex, const std::string& file, const std::
     throw std::runtime_error("sbatch refused the job array: " + printed);
   }
   printed.clear();
-  if (run_command(fmt::format("{} --parsable --dependency=afterany:{} {}", o.sbatch,
-                              job.array_job, sh((dir / "collect.sbatch").string())),
+  if (run_command(fmt::format("{} --parsable --dependency=afterany:{} {}", o.sbatch, job.array_job,
+                              sh((dir / "collect.sbatch").string())),
                   printed) != 0 ||
       (job.collect_job = job_id(printed)).empty()) {
     throw std::runtime_error(fmt::format(

@@ -29,11 +29,11 @@
 namespace flashpq {
 
 struct SlurmOptions {
-  std::string partition;     // sbatch --partition; "" = the cluster's default
-  std::string time;          // sbatch --time per task; "" = the partition's default
+  std::string partition;      // sbatch --partition; "" = the cluster's default
+  std::string time;           // sbatch --time per task; "" = the partition's default
   size_t cells_per_task = 0;  // 0 = about ten minutes of estimated work per task
-  size_t array_limit = 0;    // tasks running at once (--array=0-N%M); 0 = no limit
-  bool dry_run = false;      // print the scripts and the manifest; write and submit nothing
+  size_t array_limit = 0;     // tasks running at once (--array=0-N%M); 0 = no limit
+  bool dry_run = false;       // print the scripts and the manifest; write and submit nothing
   /// The flashpq binary the tasks run (absolute), and the arguments every `flashpq run` and
   /// `flashpq collect` of the job repeats (--set KEY=VALUE ..., --summary-cache DIR).
   std::string flashpq;
@@ -45,11 +45,11 @@ struct SlurmOptions {
 
 /// What submit_slurm() prepared and submitted.
 struct SlurmJob {
-  std::string dir;            // OUTPUT.slurm
-  size_t cells = 0;           // cells submitted
-  size_t tasks = 0;           // array tasks
-  std::string array_job;      // job id of the array ("" on a dry run or with nothing to run)
-  std::string collect_job;    // job id of the collect job
+  std::string dir;          // OUTPUT.slurm
+  size_t cells = 0;         // cells submitted
+  size_t tasks = 0;         // array tasks
+  std::string array_job;    // job id of the array ("" on a dry run or with nothing to run)
+  std::string collect_job;  // job id of the collect job
   std::string script, collect_script, manifest;  // their texts
 };
 

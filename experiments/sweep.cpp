@@ -17,6 +17,7 @@
 #include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
 #include "experiments/run/row.h"
+#include "experiments/run/runners.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
 #include "traces/summary_cache.h"
@@ -79,6 +80,7 @@ struct Slot {
   const std::string* summary_error = nullptr;
   uint64_t estimate = 0;
   uint64_t total_requests = 0;
+  bool exclusive = false;  // timed on the wall clock: runs alone
   std::atomic<uint64_t> progress{0};
   enum class State { kPending, kRunning, kDone } state = State::kPending;
   ResultRow row;
@@ -258,6 +260,7 @@ std::unique_ptr<Prepared> prepare(const Experiment& ex, const std::string& outpu
     if (!in_ranges(options.cells, cell.index)) continue;
     auto s = std::make_unique<Slot>();
     s->cell = &cell;
+    s->exclusive = runner_for(cell) == RunnerKind::kWall;
     slots.push_back(std::move(s));
   }
 
@@ -409,11 +412,14 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   std::condition_variable work_cv, done_cv;
   size_t next = 0, running = 0;
   uint64_t used = 0;
-  bool stop = false;
+  bool stop = false, exclusive_running = false;
   const uint64_t budget = options.memory_bytes;
   auto fits = [&] {
-    return next == n || stop || running == 0 || budget == 0 ||
-           used + to_run[next]->estimate <= budget;
+    if (next == n || stop) return true;
+    const Slot& s = *to_run[next];
+    if (exclusive_running) return false;
+    if (s.exclusive) return running == 0;
+    return running == 0 || budget == 0 || used + s.estimate <= budget;
   };
   auto worker = [&] {
     std::unique_lock lk(mu);
@@ -423,12 +429,14 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       Slot& s = *to_run[next++];
       used += s.estimate;
       ++running;
+      exclusive_running = s.exclusive;
       s.state = Slot::State::kRunning;
       lk.unlock();
       run_slot(s, total_cells);
       lk.lock();
       used -= s.estimate;
       --running;
+      if (s.exclusive) exclusive_running = false;
       s.state = Slot::State::kDone;
       work_cv.notify_all();
       done_cv.notify_all();

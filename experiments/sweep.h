@@ -11,7 +11,9 @@
 //   3. runs the remaining cells (of `cells`, when a range is given) on `jobs` threads, one cell
 //      per thread, single-threaded and deterministic, starting a cell only when the estimated
 //      memory of the running cells (estimate_cell_memory()) stays within `memory_bytes` (a cell
-//      estimated above it runs alone);
+//      estimated above it runs alone); a cell timed on the wall clock (a real device) runs
+//      alone, so that no other cell shares its CPU or its device while its latencies are
+//      measured;
 //   4. writes each row as soon as every earlier cell's row is written, flushed, so an
 //      interrupted sweep leaves complete rows of a prefix of the cells it ran (and at most one
 //      unfinished last record, dropped by the next `resume`);

@@ -58,6 +58,12 @@ BlockDevice::Opened BlockDevice::open_and_gate(const BlockConfig& config) {
                                   "' does not exist; set device.capacity to create a file of "
                                   "that size");
     }
+    // A new file: its folder too (results/ on a first run), as the results file does.
+    if (const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+        !parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+    }
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw_errno(errno, "creating " + path);
     ::close(fd);

@@ -88,17 +88,17 @@ TEST_CASE("collect: shards merge into the rows of one run, in cell order", "[col
     std::ostringstream l;
     const CollectReport f = collect_results(ex, {dir.file("failed.csv")}, dir.file("f.csv"), l);
     CHECK(f.failed == std::vector<size_t>{0});
-    const CollectReport g = collect_results(
-        ex, {dir.file("failed.csv"), dir.file("whole.csv")}, dir.file("g.csv"), l);
+    const CollectReport g =
+        collect_results(ex, {dir.file("failed.csv"), dir.file("whole.csv")}, dir.file("g.csv"), l);
     CHECK(g.failed.empty());
     CHECK(rows_of(dir.file("g.csv")) == rows_of(dir.file("whole.csv")));
   }
   SECTION("other columns, or another format: refused, nothing written") {
     dir.write("other.csv", "a,b\n1,2\n");
     std::ostringstream l;
-    CHECK_THROWS_WITH(collect_results(ex, {dir.file("s0.csv"), dir.file("other.csv")},
-                                      dir.file("x.csv"), l),
-                      Contains("other.csv: not a results file of this experiment's columns"));
+    CHECK_THROWS_WITH(
+        collect_results(ex, {dir.file("s0.csv"), dir.file("other.csv")}, dir.file("x.csv"), l),
+        Contains("other.csv: not a results file of this experiment's columns"));
     CHECK_FALSE(fs::exists(dir.file("x.csv")));
     CHECK_THROWS_WITH(collect_results(ex, {dir.file("s0.csv")}, dir.file("x.jsonl"), l),
                       Contains("collect files of one format"));

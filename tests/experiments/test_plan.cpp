@@ -19,8 +19,7 @@ using Catch::Contains;
 
 const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
 
-TEST_CASE("plan: cells differing only in a key their framework ignores are duplicates",
-          "[plan]") {
+TEST_CASE("plan: cells differing only in a key their framework ignores are duplicates", "[plan]") {
   TempDir dir;
   // exact does not read insertion_points: its two cells compute the same thing; ripq's differ.
   const Experiment ex = load_experiment(
@@ -42,7 +41,8 @@ TEST_CASE("plan: cells differing only in a key their framework ignores are dupli
   for (const CellEstimate& e : p.cells) {
     CHECK(e.sampled);
     CHECK(e.seconds > 0);
-    CHECK(e.memory_bytes == estimate_cell_memory(ex.cells[e.cell], summarize_trace(ex.cells[0].trace)));
+    CHECK(e.memory_bytes ==
+          estimate_cell_memory(ex.cells[e.cell], summarize_trace(ex.cells[0].trace)));
   }
   CHECK(p.samples == 2);  // one class per framework: same trace, device, timing and policy
   print_plan(ex, p, o, out);
@@ -56,8 +56,9 @@ TEST_CASE("plan: cells differing only in a key their framework ignores are dupli
 TEST_CASE("plan: a matrix without repeats has no duplicates", "[plan]") {
   TempDir dir;
   const Experiment ex = load_experiment(
-      dir.write("n.yaml", "name: n\ntrace:\n  path: " + kTrace +
-                              "\nmatrix:\n  cache.capacity: [0.05, 0.1]\n  policy.name: [fifo, lru]\n"),
+      dir.write("n.yaml",
+                "name: n\ntrace:\n  path: " + kTrace +
+                    "\nmatrix:\n  cache.capacity: [0.05, 0.1]\n  policy.name: [fifo, lru]\n"),
       {});
   PlanOptions o;
   o.sample_requests = 5000;

@@ -13,6 +13,7 @@
 #include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
 #include "experiments/sweep.h"
+#include "tests/block_test_util.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
@@ -222,6 +223,35 @@ TEST_CASE("sweep: progress lines, plain and live", "[sweep]") {
   std::ostringstream live;
   REQUIRE(run_experiment(ex, dir.file("l.csv"), live, o) == 0);
   CHECK_THAT(live.str(), Contains("\r\x1b[K"));
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("sweep: cells on a real device run alone, whatever --jobs says", "[sweep][block]") {
+  // Four cells on one file device with 3 workers: run together, all but one would be refused
+  // (the device is locked by the cell writing it), and their latencies would share the CPU.
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const Experiment ex = load_experiment(
+      dir.write("b.yaml",
+                "name: b\ntrace: {format: generator, generator: device_io, op: write, io_size: "
+                "64KiB, requests: 200}\nframework: {name: direct}\n"
+                "device: {name: block, path: " +
+                    dev +
+                    ", capacity: 4MiB}\nmatrix:\n  trace.io_size: [4KiB, 16KiB, 64KiB, 256KiB]\n"),
+      {});
+  REQUIRE(ex.cells.size() == 4);
+  SweepOptions o;
+  o.jobs = 3;
+  o.progress_seconds = 0;
+  std::ostringstream log;
+  CHECK(run_experiment(ex, dir.file("out.csv"), log, o) == 0);
+  INFO(log.str());
+  CHECK(log.str().find("FAILED") == std::string::npos);
 }
 
 }  // namespace
