@@ -49,7 +49,11 @@ std::string user_cache_dir() {
   return (fs::temp_directory_path() / "flashpq-cache").string();
 }
 
+// Writable, and meant to be: root passes access() on any folder, so a folder whose mode grants
+// no one write permission (a read-only share of traces) counts as not writable.
 bool writable_dir(const fs::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || (st.st_mode & 0222) == 0) return false;
   return ::access(dir.c_str(), W_OK | X_OK) == 0;
 }
 
