@@ -1,5 +1,6 @@
 # FlashPQ — the two commands of the README, and a few more.
 #   make demo   install missing Debian packages, build (Release), run the quickstart, draw it
+#   make paper  the RIPQ paper's figures: experiments/paper/ on all cores, PNG and PDF, README
 #   make test   build and run every test: Catch2 through ctest, then pytest for the plots
 #   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan (CI runs it)
 #   make format-check   every C++ source as the checked-in .clang-format wants it (CI runs it)
@@ -11,7 +12,7 @@ JOBS ?= $(shell nproc)
 # Debian's interpreter: it is the one python3-matplotlib and python3-pytest install into.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build demo test test-cpp test-python test-sanitize format format-check bench clean
+.PHONY: deps build demo paper test test-cpp test-python test-sanitize format format-check bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +26,26 @@ demo: build
 	$(PYTHON) plots/hit_ratio_wa.py results/quickstart.csv -o results/quickstart.png
 	@# The README's figure is this one (the same bytes for the same rows).
 	@mkdir -p docs/images && cp results/quickstart.png docs/images/quickstart.png
+
+# The RIPQ paper reproduced (experiments/paper/README.md): every matrix on all cores, every
+# figure as PNG and PDF in results/paper/, and the README's tables from those results.
+PAPER := results/paper
+paper: build
+	@mkdir -p $(PAPER)
+	for m in fig2 fig8 fig9 cache_size block_size; do \
+	  ./$(BUILD)/flashpq run experiments/paper/$$m.yaml -o $(PAPER)/$$m.csv --progress 60 || exit $$?; \
+	done
+	for ext in png pdf; do \
+	  $(PYTHON) plots/flash.py wa $(PAPER)/fig2.csv -o $(PAPER)/fig2.$$ext && \
+	  $(PYTHON) plots/frameworks.py fidelity $(PAPER)/fig8.csv -o $(PAPER)/fig8_fidelity.$$ext && \
+	  $(PYTHON) plots/frameworks.py fidelity --metric byte $(PAPER)/fig8.csv -o $(PAPER)/fig8_byte_fidelity.$$ext && \
+	  $(PYTHON) plots/frameworks.py wa $(PAPER)/fig8.csv -o $(PAPER)/fig8_wa.$$ext && \
+	  $(PYTHON) plots/frameworks.py k-sensitivity $(PAPER)/fig9.csv -o $(PAPER)/fig9.$$ext && \
+	  $(PYTHON) plots/hit_ratio_wa.py $(PAPER)/cache_size.csv -o $(PAPER)/cache_size.$$ext > /dev/null && \
+	  $(PYTHON) plots/paper.py block-size $(PAPER)/block_size.csv -o $(PAPER)/block_size.$$ext \
+	  || exit $$?; \
+	done
+	$(PYTHON) plots/paper.py readme $(PAPER) -o experiments/paper/README.md
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -52,15 +52,20 @@ std::string computation(const CellConfig& c) {
 
 }  // namespace
 
-SweepPlan plan_sweep(const Experiment& ex, const PlanOptions& options, std::ostream& log) {
-  SweepPlan plan;
-  // Duplicates: cells with one computation.
+std::vector<std::vector<size_t>> duplicate_cells(const Experiment& ex) {
   std::map<std::string, std::vector<size_t>> by_computation;
   for (const CellConfig& c : ex.cells) by_computation[computation(c)].push_back(c.index);
+  std::vector<std::vector<size_t>> out;
   for (auto& [id, cells] : by_computation) {
-    if (cells.size() > 1) plan.duplicates.push_back(cells);
+    if (cells.size() > 1) out.push_back(cells);
   }
-  std::sort(plan.duplicates.begin(), plan.duplicates.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+SweepPlan plan_sweep(const Experiment& ex, const PlanOptions& options, std::ostream& log) {
+  SweepPlan plan;
+  plan.duplicates = duplicate_cells(ex);
 
   // Summaries, once per trace.
   std::map<std::string, TraceSummary> summaries;

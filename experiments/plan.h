@@ -50,6 +50,10 @@ struct SweepPlan {
   double seconds = 0;  // summed over the cells
 };
 
+/// Groups of cells of `ex` (indices, ascending; groups in order of their first cell) that
+/// compute the same thing: they differ only in keys no selected component reads, or not at all.
+std::vector<std::vector<size_t>> duplicate_cells(const Experiment& ex);
+
 /// Plans the sweep of `ex`: summarises its traces (through the summary cache), finds duplicate
 /// cells, estimates memory and time. Progress goes to `log`. Throws TraceError if a trace
 /// cannot be read.

@@ -8,6 +8,7 @@
 #include "experiments/experiment.h"
 #include "experiments/plan.h"
 #include "experiments/run/cell_runner.h"
+#include "experiments/run/measure.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
@@ -69,6 +70,45 @@ TEST_CASE("plan: a matrix without repeats has no duplicates", "[plan]") {
   CHECK(p.samples == 2);  // fifo and lru
   print_plan(ex, p, o, out);
   CHECK_THAT(out.str(), Contains("duplicates: none"));
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("plan: no bundled experiment runs a cell twice", "[plan]") {
+  for (const char* name : {"quickstart", "ripq_paper", "ripq_k", "flash_fig2", "sim_vs_real",
+                           "sim_vs_real_io", "bench/jobs16", "paper/fig2", "paper/fig8",
+                           "paper/fig9", "paper/cache_size", "paper/block_size"}) {
+    INFO(name);
+    const Experiment ex =
+        load_experiment(std::string(FLASHPQ_SOURCE_DIR "/experiments/") + name + ".yaml", {});
+    CHECK(!ex.cells.empty());
+    CHECK(duplicate_cells(ex).empty());
+  }
+}
+
+TEST_CASE("plan: the paper's cache matrices run with no warning and 256 blocks at C/256",
+          "[plan][slow]") {
+  for (const char* name : {"fig8", "fig9", "cache_size", "block_size"}) {
+    INFO(name);
+    const Experiment ex =
+        load_experiment(std::string(FLASHPQ_SOURCE_DIR "/experiments/paper/") + name + ".yaml", {});
+    const TraceSummary summary = summarize_trace(ex.cells.front().trace);
+    for (const CellConfig& cell : ex.cells) {
+      INFO("cell " << cell.index);
+      const CellPlan plan = plan_cell(cell, summary);
+      CHECK(plan.notes.empty());
+      if (plan.layout.block_bytes != 0) {
+        CHECK(plan.cache.capacity_bytes / plan.layout.block_bytes >= 64);
+        if (cell.framework.params.text("framework.block_size") == "0.00390625") {
+          CHECK(plan.cache.capacity_bytes / plan.layout.block_bytes >= 256);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

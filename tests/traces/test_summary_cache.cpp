@@ -148,8 +148,8 @@ TEST_CASE("summary cache: a read-only trace folder sends it to the user cache di
           "[summary_cache]") {
   TempDir dir;
   const std::string trace = dir.write("ro/keys.csv", "1\n2\n");
-  fs::permissions(dir.file("ro"), fs::perms::owner_write | fs::perms::group_write |
-                                      fs::perms::others_write,
+  fs::permissions(dir.file("ro"),
+                  fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
                   fs::perm_options::remove);
   ::setenv("XDG_CACHE_HOME", dir.file("xdg").c_str(), 1);  // test scaffolding: this process only
   const std::string where = summary_cache_path(keys_trace(trace), {});
