@@ -1,13 +1,21 @@
 // experiments/main.cpp — the `flashpq` command line (CLI11).
 //
-//   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--resume] [--force-destroy=SERIAL]
+//   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--jobs N] [--memory BYTES] [--resume
+//       [--stale error|rerun|keep]] [--cells I-J,...] [--progress S] [--summary-cache DIR]
+//       [--executor slurm [--partition P] [--time T] [--cells-per-task N] [--array-limit M]
+//       [--dry-run]] [--force-destroy=SERIAL]
+//   flashpq plan FILE.yaml [--set KEY=VALUE]... [--jobs N] [--sample N]
+//   flashpq collect FILE.yaml [--set KEY=VALUE]... -o OUT SHARD...
+//   flashpq trace info PATH [--format F] [--set trace.KEY=VALUE]...
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--admission none,tinylfu]
-//   [--repeat N] flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition
-//   F] flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json] flashpq device
-//   check PATH
+//       [--repeat N]
+//   flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition F]
+//   flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json]
+//   flashpq device check PATH
 //
-// Exit status: 0 success; 1 some cells failed (their rows carry the error), or `device check`
-// found reasons to refuse the device; 2 bad command line or configuration (nothing ran).
+// Exit status: 0 success; 1 some cells failed (their rows carry the error), `collect` found
+// cells missing or failed, or `device check` found reasons to refuse the device; 2 bad command
+// line or configuration, or a results file that cannot be resumed (nothing ran).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

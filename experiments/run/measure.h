@@ -79,35 +79,35 @@ class LimitReader final : public TraceReader {
   uint64_t left_;
 };
 
-/// A trace reader that adds each batch's size to a counter (a sweep's progress line): one
-/// relaxed atomic add per batch, nothing per request.
+/// A trace reader that adds each batch's size to a counter (a sweep's progress line) as the
+/// runner consumes it: one relaxed atomic add per batch, nothing per request. It reads `inner`,
+/// which it does not own; a null counter counts nothing.
 class ProgressReader final : public TraceReader {
  public:
-  /// REQUIRES: inner non-null; `counter` outlives the reader.
-  ProgressReader(std::unique_ptr<TraceReader> inner, std::atomic<uint64_t>& counter)
-      : inner_(std::move(inner)), counter_(counter) {}
+  /// REQUIRES: `inner` and `*counter` outlive the reader.
+  ProgressReader(TraceReader& inner, std::atomic<uint64_t>* counter)
+      : inner_(inner), counter_(counter) {}
   size_t read(std::span<Request> out) override {
-    const size_t n = inner_->read(out);
-    counter_.fetch_add(n, std::memory_order_relaxed);
+    const size_t n = inner_.read(out);
+    if (counter_ != nullptr) counter_->fetch_add(n, std::memory_order_relaxed);
     return n;
   }
-  const std::string& path() const override { return inner_->path(); }
-  uint64_t preconditioning_requests() const override { return inner_->preconditioning_requests(); }
+  const std::string& path() const override { return inner_.path(); }
+  uint64_t preconditioning_requests() const override { return inner_.preconditioning_requests(); }
 
  private:
-  std::unique_ptr<TraceReader> inner_;
-  std::atomic<uint64_t>& counter_;
+  TraceReader& inner_;
+  std::atomic<uint64_t>* counter_;
 };
 
-/// The cell's trace, opened for its replay: counted in plan.progress when set. Throws as
-/// open_trace().
+/// The cell's trace, opened for its replay (its first plan.request_limit requests when set).
+/// The runners read it through a ProgressReader on plan.progress. Throws as open_trace().
 inline std::unique_ptr<TraceReader> open_cell_trace(const CellConfig& cell, const CellPlan& plan) {
   std::unique_ptr<TraceReader> reader = open_trace(cell.trace);
   if (plan.request_limit != 0) {
     reader = std::make_unique<LimitReader>(std::move(reader), plan.request_limit);
   }
-  if (plan.progress == nullptr) return reader;
-  return std::make_unique<ProgressReader>(std::move(reader), *plan.progress);
+  return reader;
 }
 
 /// Counters that accumulate; a row reports their growth after the warm-up.

@@ -17,7 +17,8 @@ Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlash
   // Replays the trace, calling step(request, index) for each request at its arrival, and
   // on_warm() just before request warmup_requests (or at the end if the warm-up covers all).
   auto drive = [&](auto&& on_warm, auto&& step) {
-    PrefetchReader reader(open_cell_trace(cell, plan));
+    PrefetchReader prefetch(open_cell_trace(cell, plan));
+    ProgressReader reader(prefetch, plan.progress);
     bool warm_taken = false;
     const TimedRunResult r = run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader,
                                        [&](const Request& q, uint64_t i) {

@@ -84,8 +84,9 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
         for (size_t j = 0; j < n; ++j, ++index) direct_io_of(device, batch[j], unit, index);
       }
     }
-    auto reader = open_cell_trace(cell, plan);
-    CountingReaderSource source(*reader, plan.warmup_requests, m.counted);
+    auto opened = open_cell_trace(cell, plan);
+    ProgressReader reader(*opened, plan.progress);
+    CountingReaderSource source(reader, plan.warmup_requests, m.counted);
     WallOptions options;
     options.offset_unit_bytes = unit;
     options.seed = cell.seed;
@@ -101,7 +102,8 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
     HitStats stats;
     stats.reserve(plan.trace_objects);
     with_cell_cache(cell, plan, device, [&](auto& c) {
-      PrefetchReader reader(open_cell_trace(cell, plan));
+      PrefetchReader prefetch(open_cell_trace(cell, plan));
+      ProgressReader reader(prefetch, plan.progress);
       WallTimedCache timed(c, plan.warmup_requests, timing);
       device.begin_nvme_measurement();
       m.replayed = replay_stream(timed, reader, stats, plan.warmup_requests,
