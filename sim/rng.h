@@ -32,6 +32,8 @@ class RngStream {
   /// The data a block device writes: its pattern, and with verify each block's payload
   /// (devices/block/block_device.h). No results row depends on it.
   static constexpr uint64_t kDataStream = 5;
+  /// The zipf generator's ranks (traces/zipf.h).
+  static constexpr uint64_t kZipfStream = 6;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

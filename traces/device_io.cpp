@@ -74,11 +74,7 @@ const KeySpec kIoSize = field("io_size", ValueType::kSize)
                             .def("4KiB")
                             .units("bytes")
                             .desc("bytes per I/O, and alignment");
-const KeySpec kRequests = field("requests", ValueType::kInt)
-                              .def("1000000")
-                              .units("requests")
-                              .range(1, 1125899906842624.0)
-                              .desc("I/Os after the fill");
+const KeySpec& kRequests = generator_requests_key();
 const KeySpec kFill =
     field("fill", ValueType::kBool)
         .def("true")

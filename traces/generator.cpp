@@ -6,11 +6,21 @@ namespace flashpq {
 
 // The registry, in registration order: one X(...) line per generator, each defined in its own
 // file. The list both declares the generators and fills the table.
-#define FLASHPQ_TRACE_GENERATORS(X) X(kDeviceIoGenerator)
+#define FLASHPQ_TRACE_GENERATORS(X) X(kDeviceIoGenerator) X(kZipfGenerator)
 
 #define FLASHPQ_DECLARE(generator) extern const TraceGenerator generator;
 FLASHPQ_TRACE_GENERATORS(FLASHPQ_DECLARE)
 #undef FLASHPQ_DECLARE
+
+const KeySpec& generator_requests_key() {
+  static const KeySpec k = key("trace.requests", ValueType::kInt)
+                               .strict_to_readers()
+                               .def("1000000")
+                               .units("requests")
+                               .range(1, 1125899906842624.0)
+                               .desc("requests the generator yields (device_io: after its fill)");
+  return k;
+}
 
 const std::vector<const TraceGenerator*>& trace_generators() {
 #define FLASHPQ_ADDRESS(generator) &generator,

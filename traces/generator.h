@@ -2,7 +2,9 @@
 // selects one registered generator; each is one file of this folder (its reader, its keys, its
 // TraceGenerator) plus one line in the registry of traces/generator.cpp:
 //   device_io   block I/O for framework direct: a sequential fill, then sequential or uniform
-//               random reads or writes (traces/device_io.h).
+//               random reads or writes (traces/device_io.h);
+//   zipf        gets of N keys with Zipf(alpha) popularity, optionally scrambled over the key
+//               space, objects sized by traces/object_sizes.h (traces/zipf.h).
 // A generator is seeded by the cell's seed (TraceConfig::seed) and its content hash is the hash
 // of its parameters (TraceGenerator::identity), so the same cell gives the same requests and
 // the same trace_hash.
@@ -38,5 +40,9 @@ const TraceGenerator& trace_generator(const TraceConfig& config);
 /// trace.generator: which generator the "generator" format runs (its allowed values are the
 /// registered names).
 const KeySpec& generator_key();
+
+/// trace.requests, read by every generator: how many requests it yields (device_io: after its
+/// fill). Default 1,000,000; range [1, 2^50].
+const KeySpec& generator_requests_key();
 
 }  // namespace flashpq
