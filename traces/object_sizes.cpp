@@ -112,15 +112,17 @@ void ObjectSizes::validate() const {
     }
   }
   if (distribution != SizeDistribution::kConstant && size_min > size_max) {
-    throw std::invalid_argument(fmt::format(
-        "key 'trace.size_min': expected at most trace.size_max ({}), found '{}'", size_max,
-        size_min));
+    throw std::invalid_argument(
+        fmt::format("key 'trace.size_min': expected at most trace.size_max ({}), found '{}'",
+                    size_max, size_min));
   }
   if (!(sigma >= 0)) {
-    throw std::invalid_argument(fmt::format("key 'trace.size_sigma': expected >= 0, found '{}'", sigma));
+    throw std::invalid_argument(
+        fmt::format("key 'trace.size_sigma': expected >= 0, found '{}'", sigma));
   }
   if (!(shape > 0)) {
-    throw std::invalid_argument(fmt::format("key 'trace.size_shape': expected > 0, found '{}'", shape));
+    throw std::invalid_argument(
+        fmt::format("key 'trace.size_shape': expected > 0, found '{}'", shape));
   }
 }
 
@@ -128,8 +130,8 @@ ObjectSizes ObjectSizes::from(const Params& p, uint64_t seed) {
   ObjectSizes s;
   const std::string d = p.get<std::string>(kDistribution);
   const auto& names = distribution_names();
-  s.distribution = static_cast<SizeDistribution>(
-      std::find(names.begin(), names.end(), d) - names.begin());
+  s.distribution =
+      static_cast<SizeDistribution>(std::find(names.begin(), names.end(), d) - names.begin());
   s.size = p.get<uint64_t>(kSize);
   s.size_min = p.get<uint64_t>(kSizeMin);
   s.size_max = p.get<uint64_t>(kSizeMax);

@@ -36,8 +36,9 @@ const KeySpec kAlpha = key("trace.alpha", ValueType::kFloat)
                            .strict_to_readers()
                            .def("0.99")
                            .range(0, 10)
-                           .desc("the exponent (P(rank k) proportional to k^-alpha); 0 = "
-                                 "uniform");
+                           .desc(
+                               "the exponent (P(rank k) proportional to k^-alpha); 0 = "
+                               "uniform");
 const KeySpec kScramble = key("trace.scramble", ValueType::kBool)
                               .strict_to_readers()
                               .def("true")
@@ -61,7 +62,9 @@ const ComponentSpec& zipf_spec() {
 class ZipfReader final : public TraceReader {
  public:
   explicit ZipfReader(const ZipfConfig& c)
-      : c_(c), sampler_(c.objects, c.alpha), name_("zipf:" + c.identity()),
+      : c_(c),
+        sampler_(c.objects, c.alpha),
+        name_("zipf:" + c.identity()),
         rng_(c.seed, RngStream::kZipfStream) {}
 
   size_t read(std::span<Request> out) override {
@@ -87,15 +90,16 @@ class ZipfReader final : public TraceReader {
 
 }  // namespace
 
-ZipfSampler::ZipfSampler(uint64_t n, double alpha)
-    : n_(static_cast<double>(n)), alpha_(alpha) {
+ZipfSampler::ZipfSampler(uint64_t n, double alpha) : n_(static_cast<double>(n)), alpha_(alpha) {
   h_integral_x1_ = h_integral(1.5) - 1.0;
   h_integral_n_ = h_integral(n_ + 0.5);
   s_ = 2.0 - h_integral_inverse(h_integral(2.5) - h(2.0));
 }
 
 // h(x) = x^(−alpha), the density the discrete weights are compared with.
-double ZipfSampler::h(double x) const { return std::exp(-alpha_ * std::log(x)); }
+double ZipfSampler::h(double x) const {
+  return std::exp(-alpha_ * std::log(x));
+}
 
 // H(x) = ∫ h = (x^(1−alpha) − 1) / (1 − alpha), or ln x for alpha = 1.
 double ZipfSampler::h_integral(double x) const {
@@ -117,7 +121,8 @@ std::string ZipfConfig::identity() const {
 
 void ZipfConfig::validate() const {
   if (objects < 1) {
-    throw std::invalid_argument(fmt::format("key 'trace.objects': expected >= 1, found '{}'", objects));
+    throw std::invalid_argument(
+        fmt::format("key 'trace.objects': expected >= 1, found '{}'", objects));
   }
   if (!(alpha >= 0)) {
     throw std::invalid_argument(fmt::format("key 'trace.alpha': expected >= 0, found '{}'", alpha));

@@ -1,7 +1,7 @@
 // tests/traces/test_object_sizes.cpp — sizes of generated objects (traces/object_sizes.h): one
 // size per key, and each distribution's quantiles against its closed form.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
@@ -57,8 +57,8 @@ TEST_CASE("object sizes: one size per key, reproducible, each distribution's sha
     const auto v = sizes_of(s, 200000);
     CHECK(v.front() >= 1000);
     for (const double x : {2000.0, 5000.0}) {
-      const double above = static_cast<double>(
-          v.end() - std::upper_bound(v.begin(), v.end(), x)) / static_cast<double>(v.size());
+      const double above = static_cast<double>(v.end() - std::upper_bound(v.begin(), v.end(), x)) /
+                           static_cast<double>(v.size());
       CHECK(above == Approx(std::pow(1000.0 / x, 1.5)).epsilon(0.03));
     }
   }

@@ -2,8 +2,8 @@
 // Zipf probabilities (a chi-square test on a small N), the exponent fitted from the rank-frequency
 // line (within 0.02), uniform at alpha 0, scrambling as a bijection that keeps the popularity,
 // and a seed reproducing the stream bit for bit.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <vector>
@@ -32,7 +32,8 @@ std::vector<Request> read_all(const TraceConfig& c) {
   auto reader = open_trace(c);
   std::vector<Request> out;
   std::vector<Request> batch(4096);
-  for (size_t n; (n = reader->read(batch)) != 0;) out.insert(out.end(), batch.begin(), batch.begin() + n);
+  for (size_t n; (n = reader->read(batch)) != 0;)
+    out.insert(out.end(), batch.begin(), batch.begin() + n);
   return out;
 }
 
@@ -83,7 +84,8 @@ double fitted_alpha(const std::map<uint64_t, uint64_t>& by_rank) {
   for (uint64_t k = 1; k <= 100; ++k) {
     const auto it = by_rank.find(k);
     REQUIRE(it != by_rank.end());
-    const double x = std::log(static_cast<double>(k)), y = std::log(static_cast<double>(it->second));
+    const double x = std::log(static_cast<double>(k)),
+                 y = std::log(static_cast<double>(it->second));
     sx += x;
     sy += y;
     sxx += x * x;
@@ -104,7 +106,8 @@ TEST_CASE("zipf: the fitted exponent is within 0.02 of alpha", "[zipf]") {
 
 TEST_CASE("zipf: the fitted exponent on 10 M requests", "[zipf][slow]") {
   std::map<uint64_t, uint64_t> by_rank;
-  for (const Request& r : read_all(zipf_trace(1'000'000, 0.99, 10'000'000, false))) ++by_rank[r.key];
+  for (const Request& r : read_all(zipf_trace(1'000'000, 0.99, 10'000'000, false)))
+    ++by_rank[r.key];
   CHECK(std::abs(fitted_alpha(by_rank) - 0.99) < 0.02);
 }
 
