@@ -289,4 +289,23 @@ int run_des_bench(const DesBenchConfig& config, std::ostream& out) {
   return 0;
 }
 
+TraceReadMeasurement bench_trace_read(const TraceConfig& trace, int repeat) {
+  TraceReadMeasurement best;
+  std::vector<Request> batch(4096);
+  for (int r = 0; r < std::max(repeat, 1); ++r) {
+    TraceReadMeasurement m;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto reader = open_trace(trace);
+    for (size_t n; (n = reader->read(batch)) != 0;) {
+      m.requests += n;
+      for (size_t i = 0; i < n; ++i) {
+        m.checksum += batch[i].key + batch[i].size_bytes + static_cast<uint64_t>(batch[i].op);
+      }
+    }
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r == 0 || m.seconds < best.seconds) best = m;
+  }
+  return best;
+}
+
 }  // namespace flashpq

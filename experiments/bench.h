@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "traces/trace_reader.h"
+
 namespace flashpq {
 
 struct BenchConfig {
@@ -70,5 +72,19 @@ struct DesBenchConfig {
 /// requests per CPU second, and what the run simulated (throughput, WA, latency percentiles).
 /// Returns 0. Throws std::invalid_argument as DesBenchConfig::validate.
 int run_des_bench(const DesBenchConfig& config, std::ostream& out);
+
+/// `flashpq trace bench`: how fast a trace source (any format or generator) yields requests.
+struct TraceReadMeasurement {
+  /// Requests yielded by one read.
+  uint64_t requests = 0;
+  /// The best wall-clock seconds of `repeat` full reads (open included), > 0.
+  double seconds = 0;
+  /// Sum of keys, sizes and ops over one read: equal for equal streams.
+  uint64_t checksum = 0;
+};
+
+/// Reads `trace` start to end `repeat` (≥ 1) times on this thread, in batches of 4096 requests,
+/// and returns the best. Throws what open_trace and the reader throw.
+TraceReadMeasurement bench_trace_read(const TraceConfig& trace, int repeat);
 
 }  // namespace flashpq

@@ -7,6 +7,7 @@
 //   flashpq plan FILE.yaml [--set KEY=VALUE]... [--jobs N] [--sample N]
 //   flashpq collect FILE.yaml [--set KEY=VALUE]... -o OUT SHARD...
 //   flashpq trace info PATH [--format F] [--set trace.KEY=VALUE]...
+//   flashpq trace bench [PATH] [--format F] [--set trace.KEY=VALUE]... [--repeat N] [--seed S]
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--admission none,tinylfu]
 //       [--repeat N]
 //   flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition F]
@@ -46,6 +47,19 @@ uint64_t default_memory_budget() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 5 * 4;
+}
+
+// Sets each "trace.KEY=VALUE" of `sets` in `t`; false (after saying why) for another form.
+bool set_trace_keys(const std::vector<std::string>& sets, const char* command, TraceConfig& t) {
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || !s.starts_with("trace.")) {
+      std::cerr << command << ": --set expects trace.KEY=VALUE, found '" << s << "'\n";
+      return false;
+    }
+    t.params.set(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return true;
 }
 
 }  // namespace
@@ -175,6 +189,21 @@ int main(int argc, char** argv) {
   trace_info->add_option("--format", info_format, "Trace format")->capture_default_str();
   trace_info->add_option("--set", info_sets, "trace.KEY=VALUE: the format's keys (CSV columns)");
   trace_info->add_option("--summary-cache", info_cache.dir, "As for run");
+  auto* trace_bench = trace->add_subcommand(
+      "bench",
+      "Requests per second a trace file or generator yields (reader alone, one thread, best of "
+      "--repeat)");
+  std::string tb_path, tb_format = "oracleGeneral";
+  std::vector<std::string> tb_sets;
+  int tb_repeat = 3;
+  uint64_t tb_seed = 1;
+  trace_bench->add_option("path", tb_path, "Trace file (none for --format generator)");
+  trace_bench->add_option("--format", tb_format, "Trace format")->capture_default_str();
+  trace_bench->add_option("--set", tb_sets, "trace.KEY=VALUE: the format's or generator's keys");
+  trace_bench->add_option("--repeat", tb_repeat, "Full reads; the best is reported")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  trace_bench->add_option("--seed", tb_seed, "A generator's seed")->capture_default_str();
 
   auto* device = app.add_subcommand("device", "Inspect block devices and files");
   device->require_subcommand(1);
@@ -344,16 +373,23 @@ int main(int argc, char** argv) {
       const CollectReport r = collect_results(ex, collect_inputs, collect_output, std::cerr);
       return r.missing.empty() && r.failed.empty() ? 0 : 1;
     }
+    if (*trace_bench) {
+      TraceConfig t;
+      t.format = tb_format;
+      if (!tb_path.empty()) t.params.set(kTracePathKey.name, tb_path);
+      if (!set_trace_keys(tb_sets, "flashpq trace bench", t)) return 2;
+      t.seed = tb_seed;
+      const TraceReadMeasurement m = bench_trace_read(t, tb_repeat);
+      std::cout << fmt::format(
+          "source {}\nformat {}\nrequests {}\nbest_seconds {:.3f}\nrequests_per_s {:.0f}\n"
+          "checksum {}\n",
+          tb_path.empty() ? "(generator)" : tb_path, tb_format, m.requests, m.seconds,
+          static_cast<double>(m.requests) / m.seconds, m.checksum);
+      return 0;
+    }
     if (*trace_info) {
       TraceConfig t = trace_file(info_path, info_format);
-      for (const auto& s : info_sets) {
-        const auto eq = s.find('=');
-        if (eq == std::string::npos || !s.starts_with("trace.")) {
-          std::cerr << "flashpq trace info: --set expects trace.KEY=VALUE, found '" << s << "'\n";
-          return 2;
-        }
-        t.params.set(s.substr(0, eq), s.substr(eq + 1));
-      }
+      if (!set_trace_keys(info_sets, "flashpq trace info", t)) return 2;
       bool hit = false;
       const TraceSummary sum = cached_summary(t, info_cache, &hit);
       std::cout << fmt::format(

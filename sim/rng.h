@@ -34,6 +34,8 @@ class RngStream {
   static constexpr uint64_t kDataStream = 5;
   /// The zipf generator's ranks (traces/zipf.h).
   static constexpr uint64_t kZipfStream = 6;
+  /// The ycsb generator's operations, keys and scan lengths (traces/ycsb.h).
+  static constexpr uint64_t kYcsbStream = 7;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

@@ -6,7 +6,7 @@ namespace flashpq {
 
 // The registry, in registration order: one X(...) line per generator, each defined in its own
 // file. The list both declares the generators and fills the table.
-#define FLASHPQ_TRACE_GENERATORS(X) X(kDeviceIoGenerator) X(kZipfGenerator)
+#define FLASHPQ_TRACE_GENERATORS(X) X(kDeviceIoGenerator) X(kZipfGenerator) X(kYcsbGenerator)
 
 #define FLASHPQ_DECLARE(generator) extern const TraceGenerator generator;
 FLASHPQ_TRACE_GENERATORS(FLASHPQ_DECLARE)

@@ -4,7 +4,9 @@
 //   device_io   block I/O for framework direct: a sequential fill, then sequential or uniform
 //               random reads or writes (traces/device_io.h);
 //   zipf        gets of N keys with Zipf(alpha) popularity, optionally scrambled over the key
-//               space, objects sized by traces/object_sizes.h (traces/zipf.h).
+//               space, objects sized by traces/object_sizes.h (traces/zipf.h);
+//   ycsb        YCSB's CoreWorkload a-f: gets, sets, scans and read-modify-writes with YCSB's
+//               scrambled zipfian, latest, hotspot or uniform keys (traces/ycsb.h).
 // A generator is seeded by the cell's seed (TraceConfig::seed) and its content hash is the hash
 // of its parameters (TraceGenerator::identity), so the same cell gives the same requests and
 // the same trace_hash.

@@ -39,7 +39,7 @@ const KeySpec kDistribution = key("trace.size_distribution", ValueType::kEnum)
                                   .desc("object sizes, one per key (traces/object_sizes.h)");
 const KeySpec kSize = key("trace.size", ValueType::kSize)
                           .strict_to_readers()
-                          .def("4KiB")
+                          .from("trace.generator (zipf: 4KiB; ycsb: field_count x field_length)")
                           .units("bytes")
                           .range(1, 4294967295.0)
                           .desc("constant: every object's size; lognormal: the median");
@@ -126,13 +126,13 @@ void ObjectSizes::validate() const {
   }
 }
 
-ObjectSizes ObjectSizes::from(const Params& p, uint64_t seed) {
+ObjectSizes ObjectSizes::from(const Params& p, uint64_t seed, uint64_t default_size) {
   ObjectSizes s;
   const std::string d = p.get<std::string>(kDistribution);
   const auto& names = distribution_names();
   s.distribution =
       static_cast<SizeDistribution>(std::find(names.begin(), names.end(), d) - names.begin());
-  s.size = p.get<uint64_t>(kSize);
+  s.size = p.has(kSize.name) ? p.get<uint64_t>(kSize) : default_size;
   s.size_min = p.get<uint64_t>(kSizeMin);
   s.size_max = p.get<uint64_t>(kSizeMax);
   s.sigma = p.get<double>(kSigma);

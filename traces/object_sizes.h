@@ -28,7 +28,8 @@ enum class SizeDistribution : uint8_t { kConstant, kUniform, kLognormal, kPareto
 /// The size keys of a generator's `trace:` section.
 struct ObjectSizes {
   SizeDistribution distribution = SizeDistribution::kConstant;
-  /// constant: the size; lognormal: the median. Bytes, ≥ 1. Default 4096.
+  /// constant: the size; lognormal: the median. Bytes, ≥ 1. Default 4096 (the generator
+  /// chooses it when trace.size is not written: ObjectSizes::from).
   uint64_t size = 4096;
   /// uniform, lognormal (clamp), pareto (scale x_m). Bytes. Default 1.
   uint64_t size_min = 1;
@@ -49,8 +50,9 @@ struct ObjectSizes {
   /// Throws std::invalid_argument quoting the bad value: min > max, a size out of [1, 2^32 − 1],
   /// sigma < 0, shape ≤ 0.
   void validate() const;
-  /// Decodes the size keys of `params` with `seed`. Not validated.
-  static ObjectSizes from(const Params& params, uint64_t seed);
+  /// Decodes the size keys of `params` with `seed`; `default_size` is the size (constant) or
+  /// median (lognormal) when trace.size is not written. Not validated.
+  static ObjectSizes from(const Params& params, uint64_t seed, uint64_t default_size = 4096);
 };
 
 /// The size keys (trace.size_distribution, size, size_min, size_max, size_sigma, size_shape),

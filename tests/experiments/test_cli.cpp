@@ -466,6 +466,40 @@ TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hi
   CHECK_THAT(bad.err, Contains("'lfu'"));
 }
 
+TEST_CASE("flashpq trace bench reads a generator whole: its requests and their checksum", "[cli]") {
+  TempDir dir;
+  const Result r = flashpq(dir,
+                           "trace bench --format generator --set trace.generator=ycsb --set "
+                           "trace.workload=f --set trace.record_count=1000 --set "
+                           "trace.operation_count=5000 --repeat 2 --seed 3");
+  REQUIRE(r.status == 0);
+  // The same stream read here: its requests and the sum of keys, sizes and ops.
+  TraceConfig t;
+  t.format = "generator";
+  t.params.set("trace.generator", "ycsb");
+  t.params.set("trace.workload", "f");
+  t.params.set("trace.record_count", 1000);
+  t.params.set("trace.operation_count", 5000);
+  t.seed = 3;
+  auto reader = open_trace(t);
+  std::vector<Request> batch(777);
+  uint64_t requests = 0, checksum = 0;
+  for (size_t n; (n = reader->read(batch)) != 0;) {
+    requests += n;
+    for (size_t i = 0; i < n; ++i)
+      checksum += batch[i].key + batch[i].size_bytes + static_cast<uint64_t>(batch[i].op);
+  }
+  CHECK(requests > 5000);  // a read-modify-write is two requests
+  CHECK_THAT(r.out, Catch::Contains(fmt::format("requests {}\n", requests)));
+  CHECK_THAT(r.out, Catch::Contains(fmt::format("checksum {}\n", checksum)));
+  CHECK_THAT(r.out, Catch::Contains("requests_per_s "));
+  const Result bad = flashpq(dir,
+                             "trace bench --format generator --set trace.generator=ycsb "
+                             "--set trace.workload=z");
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.err, Catch::Contains("trace.workload"));
+}
+
 TEST_CASE("flashpq bench --des runs the timed mode -- a bad profile exits 2", "[cli][des]") {
   TempDir dir;
   const Result r = flashpq(dir, "bench --des --profile tiny --requests 3000 --clients 4");

@@ -172,13 +172,18 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
   // Keys that apply only to another choice (the generator, framework direct, device simflash)
   // are empty in the row.
   const std::set<std::string> not_applicable = {
-      "trace.generator",         "trace.pattern",    "trace.op",
-      "trace.io_size",           "trace.requests",   "trace.fill",
-      "trace.objects",           "trace.alpha",      "trace.scramble",
-      "trace.size_distribution", "trace.size",       "trace.size_min",
-      "trace.size_max",          "trace.size_sigma", "trace.size_shape",
-      "framework.offset_unit",   "timing.arrival",   "timing.clients",
-      "timing.think_time_us",    "timing.rate",      "timing.time_scale"};
+      "trace.generator", "trace.pattern", "trace.op", "trace.io_size", "trace.requests",
+      "trace.fill", "trace.objects", "trace.alpha", "trace.scramble", "trace.size_distribution",
+      "trace.size", "trace.size_min", "trace.size_max", "trace.size_sigma", "trace.size_shape",
+      "framework.offset_unit", "timing.arrival", "timing.clients", "timing.think_time_us",
+      "timing.rate", "timing.time_scale",
+      // the ycsb generator's
+      "trace.workload", "trace.read_proportion", "trace.update_proportion",
+      "trace.insert_proportion", "trace.scan_proportion", "trace.rmw_proportion",
+      "trace.request_distribution", "trace.record_count", "trace.operation_count",
+      "trace.zipfian_constant", "trace.min_scan_length", "trace.max_scan_length",
+      "trace.scan_length_distribution", "trace.hotspot_data_fraction", "trace.hotspot_opn_fraction",
+      "trace.field_count", "trace.field_length", "trace.load"};
   for (const auto& k : experiment_schema()) {
     const std::string& key = k.spec.name;
     if (key == "trace.path") continue;
