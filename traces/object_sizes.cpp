@@ -73,7 +73,7 @@ const std::vector<KeySpec>& object_size_keys() {
   return keys;
 }
 
-uint32_t ObjectSizes::of(uint64_t key) const {
+uint32_t ObjectSizes::drawn(uint64_t key) const {
   double s = 0;
   switch (distribution) {
     case SizeDistribution::kConstant:

@@ -43,8 +43,11 @@ struct ObjectSizes {
   /// The cell's seed.
   uint64_t seed = 1;
 
-  /// The size of `key`'s object, in bytes, in [1, 2^32 − 1].
-  uint32_t of(uint64_t key) const;
+  /// The size of `key`'s object, in bytes, in [1, 2^32 − 1]. Inline for the constant case (a
+  /// generator's every request asks).
+  uint32_t of(uint64_t key) const {
+    return distribution == SizeDistribution::kConstant ? static_cast<uint32_t>(size) : drawn(key);
+  }
   /// A stable text of every field, for the generator's identity.
   std::string identity() const;
   /// Throws std::invalid_argument quoting the bad value: min > max, a size out of [1, 2^32 − 1],
@@ -53,6 +56,9 @@ struct ObjectSizes {
   /// Decodes the size keys of `params` with `seed`; `default_size` is the size (constant) or
   /// median (lognormal) when trace.size is not written. Not validated.
   static ObjectSizes from(const Params& params, uint64_t seed, uint64_t default_size = 4096);
+
+ private:
+  uint32_t drawn(uint64_t key) const;
 };
 
 /// The size keys (trace.size_distribution, size, size_min, size_max, size_sigma, size_shape),

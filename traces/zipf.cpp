@@ -13,7 +13,7 @@ namespace flashpq {
 namespace {
 
 // log1p(x)/x and expm1(x)/x, with their series near 0 (Apache Commons RNG's helper1, helper2).
-double helper1(double x) {
+double helper1_of(double x) {
   return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
 }
 double helper2(double x) {
@@ -90,7 +90,12 @@ class ZipfReader final : public TraceReader {
 
 }  // namespace
 
-ZipfSampler::ZipfSampler(uint64_t n, double alpha) : n_(static_cast<double>(n)), alpha_(alpha) {
+ZipfSampler::ZipfSampler(uint64_t n, double alpha)
+    : n_(static_cast<double>(n)),
+      alpha_(alpha),
+      one_minus_alpha_(1.0 - alpha),
+      inv_one_minus_alpha_(1.0 / (1.0 - alpha)),
+      direct_inverse_(std::abs(1.0 - alpha) > 1e-8) {
   h_integral_x1_ = h_integral(1.5) - 1.0;
   h_integral_n_ = h_integral(n_ + 0.5);
   s_ = 2.0 - h_integral_inverse(h_integral(2.5) - h(2.0));
@@ -107,10 +112,8 @@ double ZipfSampler::h_integral(double x) const {
   return helper2((1.0 - alpha_) * log_x) * log_x;
 }
 
-double ZipfSampler::h_integral_inverse(double x) const {
-  double t = x * (1.0 - alpha_);
-  if (t < -1.0) t = -1.0;  // limits the value for rounding errors
-  return std::exp(helper1(t) * x);
+double ZipfSampler::helper1(double x) {
+  return helper1_of(x);
 }
 
 std::string ZipfConfig::identity() const {

@@ -62,10 +62,22 @@ class ZipfSampler {
  private:
   double h(double x) const;
   double h_integral(double x) const;
-  double h_integral_inverse(double x) const;
+  // H⁻¹(x) = exp(log1p(t)/t · x), t = x(1 − alpha) (Apache Commons RNG), written as
+  // exp(log1p(t) / (1 − alpha)) when 1 − alpha is not tiny: the same value without the
+  // division per draw; inline, as it runs once per request.
+  double h_integral_inverse(double x) const {
+    double t = x * one_minus_alpha_;
+    if (t < -1.0) t = -1.0;  // limits the value for rounding errors
+    if (direct_inverse_) return std::exp(std::log1p(t) * inv_one_minus_alpha_);
+    return std::exp(helper1(t) * x);
+  }
+  static double helper1(double x);
 
   double n_;
   double alpha_;
+  double one_minus_alpha_;
+  double inv_one_minus_alpha_;
+  bool direct_inverse_;
   double h_integral_x1_;
   double h_integral_n_;
   double s_;

@@ -148,11 +148,15 @@ double timed_sample(const CellConfig& cell, const TraceSummary& summary, uint64_
 CellCost sample_cell_cost(const CellConfig& cell, const TraceSummary& summary, uint64_t requests) {
   uint64_t n1 = 0, n2 = 0;
   const double t1 = timed_sample(cell, summary, requests, &n1);
-  const double t2 = timed_sample(cell, summary, 2 * requests, &n2);
+  const double t2 = timed_sample(cell, summary, 4 * requests, &n2);
   CellCost cost;
-  if (n2 > n1) {
-    cost.seconds_per_request = std::max(0.0, (t2 - t1) / static_cast<double>(n2 - n1));
+  if (n2 > n1 && t2 > t1) {
+    cost.seconds_per_request = (t2 - t1) / static_cast<double>(n2 - n1);
     cost.setup_seconds = std::max(0.0, t1 - cost.seconds_per_request * static_cast<double>(n1));
+  } else if (n2 > n1) {
+    // The setup's noise hid the requests' cost: charge the whole second sample to its requests
+    // (an upper bound), never nothing.
+    cost.seconds_per_request = t2 / static_cast<double>(n2);
   } else {  // the whole trace fits in the first sample
     cost.setup_seconds = std::min(t1, t2);
   }

@@ -48,9 +48,10 @@ struct CellCost {
   }
 };
 
-/// Runs `cell` on the first `requests` and the first 2 × `requests` requests of its trace (the
+/// Runs `cell` on the first `requests` and the first 4 × `requests` requests of its trace (the
 /// warm-up as planned for the whole trace) and fits its cost from the two wall-clock times
-/// (flashpq plan's timed sample; each part clamped at 0). Refuses (std::invalid_argument) a cell
+/// (flashpq plan's timed sample; the setup clamped at 0; when the longer sample is not slower,
+/// its whole time over its requests, an upper bound). Refuses (std::invalid_argument) a cell
 /// timed on the wall clock: a sample would write a real device. Throws as run_cell().
 CellCost sample_cell_cost(const CellConfig& cell, const TraceSummary& summary, uint64_t requests);
 
