@@ -72,6 +72,9 @@ struct KeySpec {
   /// kPath: names an existing input file; a relative path is taken from the current directory
   /// when it exists there, else from the experiment file's directory.
   bool input_file = false;
+  /// The value may be written in YAML as a list of maps ({name: ..., KEY: VALUE}); the loader
+  /// turns it into the text "name KEY=VALUE ...; name ..." (trace.transforms).
+  bool list_of_maps = false;
 
   KeySpec() = default;
   KeySpec(std::string key_name, ValueType value_type)
@@ -108,6 +111,10 @@ struct KeySpec {
   }
   KeySpec& existing_file() {
     input_file = true;
+    return *this;
+  }
+  KeySpec& yaml_list_of_maps() {
+    list_of_maps = true;
     return *this;
   }
 

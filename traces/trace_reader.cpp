@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "fmt/format.h"
+#include "traces/transforms.h"
 
 namespace flashpq {
 
@@ -50,7 +51,7 @@ const TraceFormat& trace_format(const std::string& name) {
 
 const SectionSpec& trace_section() {
   static const SectionSpec section = registry_section(
-      "trace", {kTracePathKey},
+      "trace", {kTracePathKey, transforms_key()},
       key("trace.format", ValueType::kEnum).def("oracleGeneral").desc("trace format"),
       entry_specs(trace_formats()));
   return section;
@@ -66,7 +67,16 @@ TraceConfig trace_file(const std::string& path, const std::string& format) {
 std::unique_ptr<TraceReader> open_trace(const TraceConfig& config) {
   const TraceFormat& format = trace_format(config.format);
   format.check(config);
-  return format.open(config);
+  std::unique_ptr<TraceReader> reader = format.open(config);
+  const std::vector<TransformSpec> transforms = trace_transforms(config);
+  if (transforms.empty()) return reader;
+  return apply_transforms(std::move(reader), transforms,
+                          [config, open = format.open] { return open(config); });
+}
+
+std::vector<TransformSpec> trace_transforms(const TraceConfig& config) {
+  if (!config.params.has(transforms_key().name)) return {};
+  return parse_transforms(config.params.text(transforms_key().name));
 }
 
 uint64_t hash_key(std::string_view key) {

@@ -92,11 +92,13 @@ struct TraceFormat {
 const std::vector<const TraceFormat*>& trace_formats();
 /// The format registered under `name`. Throws std::invalid_argument naming the allowed names.
 const TraceFormat& trace_format(const std::string& name);
-/// The `trace:` section: trace.path, trace.format, then every format's keys (sim/params.h).
+/// The `trace:` section: trace.path, trace.transforms (traces/transforms.h), trace.format, then
+/// every format's keys (sim/params.h).
 const SectionSpec& trace_section();
 
-/// Opens the trace described by `config` (checked here). Throws std::invalid_argument for an
-/// unknown format or a bad value, and TraceError if the file cannot be opened.
+/// Opens the trace described by `config` (checked here), its trace.transforms applied in order
+/// (traces/transforms.h). Throws std::invalid_argument for an unknown format, transform or a bad
+/// value, and TraceError if the file cannot be opened.
 std::unique_ptr<TraceReader> open_trace(const TraceConfig& config);
 
 /// The registered trace format names, in registration order.

@@ -10,6 +10,7 @@
 #include "experiments/config/schema.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
+#include "traces/transforms.h"
 
 namespace flashpq {
 
@@ -172,6 +173,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.trace.seed = c.seed;
     c.trace.device = c.device_bounds;
     trace_format(c.trace.format).check(c.trace);
+    (void)trace_transforms(c.trace);
     c.timing = timing_config(params_of(timing_section()));
     check_policy(c.policy);
     check_admission(c.admission);

@@ -119,6 +119,39 @@ std::vector<ParsedFile::Exclusion> parse_exclude(const std::string& where, const
   return out;
 }
 
+// Whether `key` takes a YAML list of maps as one value (KeySpec::list_of_maps).
+bool takes_list_of_maps(const std::string& key) {
+  const auto* k = find_key(key);
+  return k != nullptr && k->spec.list_of_maps;
+}
+
+// A YAML list of maps as one value's text: "name KEY=VALUE ...; name ..." (each map's `name`
+// first, then its other keys as written). Throws ConfigError at `where` for anything else.
+std::string list_of_maps_text(const std::string& where, const std::string& key,
+                              const YAML::Node& seq) {
+  const std::string expected = "a list of maps, each with a name: [{name: NAME, KEY: VALUE}]";
+  if (!seq.IsSequence()) fail(where, key, expected, YAML::Dump(seq));
+  std::string out;
+  for (const auto& item : seq) {
+    if (!item.IsMap() || !item["name"] || !is_scalar(item["name"])) {
+      fail(where, key, expected, YAML::Dump(item));
+    }
+    std::string part = scalar_text(item["name"]);
+    for (const auto& kv : item) {
+      const std::string k = kv.first.Scalar();
+      if (k == "name") continue;
+      if (!is_scalar(kv.second)) fail(where, key + " " + k, "a scalar", YAML::Dump(kv.second));
+      std::string v = scalar_text(kv.second);
+      if (v.find_first_of(" \t;=") != std::string::npos) {
+        fail(where, key + " " + k, "a value without spaces, ';' or '='", v);
+      }
+      part += " " + k + "=" + v;
+    }
+    out += (out.empty() ? "" : "; ") + part;
+  }
+  return out;
+}
+
 std::vector<SourcedValue> list_values(const std::string& where_key, const std::string& key,
                                       const YAML::Node& seq, const std::string& file) {
   std::vector<SourcedValue> out;
@@ -126,6 +159,10 @@ std::vector<SourcedValue> list_values(const std::string& where_key, const std::s
     fail(where_key, key, "a non-empty list of values under matrix:", YAML::Dump(seq));
   }
   for (const auto& item : seq) {
+    if (takes_list_of_maps(key) && item.IsSequence()) {
+      out.push_back({list_of_maps_text(where_of(file, item), key, item), where_of(file, item)});
+      continue;
+    }
     if (!is_scalar(item)) fail(where_of(file, item), key, "a scalar value", YAML::Dump(item));
     out.push_back({scalar_text(item), where_of(file, item)});
   }
@@ -191,10 +228,14 @@ ParsedFile parse_file(const std::string& file) {
           throw ConfigError(fmt::format("{}: unknown key '{}' (allowed under {}: {})", swhere, full,
                                         key, allowed));
         }
+        if (pf.base.count(full)) throw ConfigError(swhere + ": key '" + full + "' given twice");
+        if (takes_list_of_maps(full) && sub.second.IsSequence()) {
+          pf.base[full] = {list_of_maps_text(swhere, full, sub.second), swhere};
+          continue;
+        }
         if (!is_scalar(sub.second)) {
           fail(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
         }
-        if (pf.base.count(full)) throw ConfigError(swhere + ": key '" + full + "' given twice");
         pf.base[full] = {scalar_text(sub.second), swhere};
       }
     } else if (find_key(key) && is_scalar(val)) {
@@ -229,9 +270,18 @@ void apply_override(ParsedFile& pf, const Override& o) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: cannot parse '{}': {}", where, o.value, e.msg));
   }
-  if (n.IsSequence()) {
+  if (n.IsSequence() && takes_list_of_maps(o.key) && n.size() > 0 && n[0].IsMap()) {
+    // One list of maps: one value (a list of such lists is a matrix axis, below).
+    if (zipped != pf.zip.end()) pf.zip.erase(zipped);
+    if (axis != pf.matrix.end()) pf.matrix.erase(axis);
+    pf.base[o.key] = {list_of_maps_text(where, o.key, n), where};
+  } else if (n.IsSequence()) {
     std::vector<SourcedValue> vals;
     for (const auto& item : n) {
+      if (takes_list_of_maps(o.key) && item.IsSequence()) {
+        vals.push_back({list_of_maps_text(where, o.key, item), where});
+        continue;
+      }
       if (!is_scalar(item)) fail(where, o.key, "a list of scalars", o.value);
       vals.push_back({scalar_text(item), where});
     }

@@ -6,6 +6,7 @@
 
 #include "experiments/run/runners.h"
 #include "sim/timing.h"
+#include "traces/transforms.h"
 
 namespace flashpq {
 
@@ -114,6 +115,9 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   row.push_back({"trace_requests", format_number(summary.requests), true});
   row.push_back({"trace_unique_objects", format_number(summary.unique_objects), true});
   row.push_back({"trace_working_set_bytes", format_number(summary.working_set_bytes), true});
+  // The fraction of the key space a sampled trace keeps: cache sizes scale by its inverse.
+  row.push_back({"trace_sample_rate",
+                 format_number(transforms_sample_rate(trace_transforms(cell.trace))), true});
   const FrameworkCounters& fw = m.end.framework;
   const FrameworkCounters& fw0 = m.warm.framework;
   const DeviceCounters& dv = m.end.device;
@@ -190,7 +194,8 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
   }
   row.push_back({"flashpq_version", FLASHPQ_VERSION, false});
   row.push_back({"trace_hash", "", false});
-  for (const char* name : {"trace_requests", "trace_unique_objects", "trace_working_set_bytes"}) {
+  for (const char* name :
+       {"trace_requests", "trace_unique_objects", "trace_working_set_bytes", "trace_sample_rate"}) {
     row.push_back({name, "", true});
   }
   for (const char* name : kMetricNames) row.push_back({name, "", true});

@@ -1203,3 +1203,47 @@ TEST_CASE("every framework x policy x admission runs on the bundled trace with b
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("trace.transforms: a YAML list of maps is one value, a list of them an axis",
+          "[experiments]") {
+  TempDir dir;
+  const std::string path =
+      dir.write("tr.yaml", "trace:\n  path: " + kTrace +
+                               "\n  transforms: [{name: sample, rate: 0.5}, {name: limit, "
+                               "requests: 100}]\n");
+  const Experiment ex = load_experiment(path, {});
+  REQUIRE(ex.cells.size() == 1);
+  CHECK(param(ex.cells[0], "trace.transforms") == "sample rate=0.5; limit requests=100");
+  // Under matrix: each list one cell.
+  const std::string m =
+      dir.write("m.yaml", "trace: {path: " + kTrace +
+                              "}\nmatrix:\n  trace.transforms: [[{name: limit, requests: 10}], "
+                              "[{name: amplify_keys, factor: 2}, {name: limit, requests: 5}]]\n");
+  const Experiment mx = load_experiment(m, {});
+  REQUIRE(mx.cells.size() == 2);
+  CHECK(param(mx.cells[0], "trace.transforms") == "limit requests=10");
+  CHECK(param(mx.cells[1], "trace.transforms") == "amplify_keys factor=2; limit requests=5");
+  // With --set: one list, or a list of lists (an axis); the text form too.
+  CHECK(
+      param(load_experiment(path, {{"trace.transforms", "[{name: limit, requests: 3}]"}}).cells[0],
+            "trace.transforms") == "limit requests=3");
+  CHECK(load_experiment(path, {{"trace.transforms", "[[{name: limit, requests: 3}], []]"}})
+            .cells.size() == 2);
+  CHECK(param(load_experiment(path, {{"trace.transforms", "limit requests=4"}}).cells[0],
+              "trace.transforms") == "limit requests=4");
+  // Errors name the file and line, the transform and the key.
+  const std::string bad = dir.write(
+      "bad.yaml", "trace:\n  path: " + kTrace + "\n  transforms: [{name: sample, rat: 0.5}]\n");
+  CHECK_THROWS_WITH(load_experiment(bad, {}),
+                    Catch::Contains("bad.yaml:3") && Catch::Contains("'rat'"));
+  const std::string no_name =
+      dir.write("nn.yaml", "trace:\n  path: " + kTrace + "\n  transforms: [{rate: 0.5}]\n");
+  CHECK_THROWS_WITH(load_experiment(no_name, {}),
+                    Catch::Contains("nn.yaml:3") && Catch::Contains("with a name"));
+}
+
+}  // namespace
+}  // namespace flashpq
