@@ -21,6 +21,9 @@ namespace flashpq {
   X(kOracleGeneralFormat)        \
   X(kKvcacheCsvFormat)           \
   X(kCsvFormat)                  \
+  X(kTwitterFormat)              \
+  X(kMsrFormat)                  \
+  X(kCachelibBlockFormat)        \
   X(kGeneratorFormat)
 
 #define FLASHPQ_DECLARE(format) extern const TraceFormat format;
