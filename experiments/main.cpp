@@ -7,6 +7,8 @@
 //   flashpq plan FILE.yaml [--set KEY=VALUE]... [--jobs N] [--sample N]
 //   flashpq collect FILE.yaml [--set KEY=VALUE]... -o OUT SHARD...
 //   flashpq trace info PATH [--format F] [--set trace.KEY=VALUE]...
+//   flashpq trace convert IN|generator:NAME OUT.fpq|OUT.oracleGeneral[.zst] [--format F]
+//       [--set trace.KEY=VALUE]... [--transform 'NAME KEY=VALUE']... [--seed S]
 //   flashpq trace bench [PATH] [--format F] [--set trace.KEY=VALUE]... [--repeat N] [--seed S]
 //   flashpq bench [--trace PATH] [--fraction F] [--policies a,b] [--admission none,tinylfu]
 //       [--repeat N]
@@ -35,8 +37,10 @@
 #include "experiments/slurm.h"
 #include "experiments/sweep.h"
 #include "fmt/format.h"
+#include "traces/fpq.h"
 #include "traces/summary_cache.h"
 #include "traces/trace_reader.h"
+#include "traces/transforms.h"
 
 using namespace flashpq;
 
@@ -189,6 +193,21 @@ int main(int argc, char** argv) {
   trace_info->add_option("--format", info_format, "Trace format")->capture_default_str();
   trace_info->add_option("--set", info_sets, "trace.KEY=VALUE: the format's keys (CSV columns)");
   trace_info->add_option("--summary-cache", info_cache.dir, "As for run");
+  auto* trace_convert = trace->add_subcommand(
+      "convert",
+      "Writes a trace file or a generator's requests, transformed, as .fpq (FlashPQ's native "
+      "format) or oracleGeneral (.zst: compressed), chosen by OUT's name");
+  std::string tc_in, tc_out, tc_format = "oracleGeneral";
+  std::vector<std::string> tc_sets, tc_transforms;
+  uint64_t tc_seed = 1;
+  trace_convert->add_option("in", tc_in, "Trace file, or generator:NAME")->required();
+  trace_convert->add_option("out", tc_out, "OUT.fpq, or OUT.oracleGeneral[.zst] (also .bin)")
+      ->required();
+  trace_convert->add_option("--format", tc_format, "Input trace format")->capture_default_str();
+  trace_convert->add_option("--set", tc_sets, "trace.KEY=VALUE: the format's or generator's keys");
+  trace_convert->add_option("--transform", tc_transforms,
+                            "A transform, 'NAME KEY=VALUE ...' (traces/transforms.h), in order");
+  trace_convert->add_option("--seed", tc_seed, "A generator's seed")->capture_default_str();
   auto* trace_bench = trace->add_subcommand(
       "bench",
       "Requests per second a trace file or generator yields (reader alone, one thread, best of "
@@ -372,6 +391,44 @@ int main(int argc, char** argv) {
       const Experiment ex = load_experiment(collect_file, *overrides);
       const CollectReport r = collect_results(ex, collect_inputs, collect_output, std::cerr);
       return r.missing.empty() && r.failed.empty() ? 0 : 1;
+    }
+    if (*trace_convert) {
+      TraceConfig t;
+      if (tc_in.starts_with("generator:")) {
+        t.format = "generator";
+        t.params.set("trace.generator", tc_in.substr(10));
+      } else {
+        t.format = tc_format;
+        t.params.set(kTracePathKey.name, tc_in);
+      }
+      if (!set_trace_keys(tc_sets, "flashpq trace convert", t)) return 2;
+      std::string transforms;
+      for (const auto& x : tc_transforms) transforms += (transforms.empty() ? "" : "; ") + x;
+      if (!transforms.empty()) t.params.set(transforms_key().name, transforms);
+      t.seed = tc_seed;
+      const bool to_fpq = tc_out.ends_with(".fpq");
+      const bool to_oracle = tc_out.ends_with(".oracleGeneral") ||
+                             tc_out.ends_with(".oracleGeneral.zst") || tc_out.ends_with(".bin") ||
+                             tc_out.ends_with(".bin.zst");
+      if (!to_fpq && !to_oracle) {
+        std::cerr << "flashpq trace convert: OUT must end in .fpq, .oracleGeneral[.zst] or "
+                     ".bin[.zst], found '"
+                  << tc_out << "'\n";
+        return 2;
+      }
+      (void)trace_transforms(t);  // a bad transform before anything is written
+      auto reader = open_trace(t);
+      const std::string description = fmt::format("source {} {}{}", t.format, tc_in,
+                                                  transforms.empty() ? "" : "; " + transforms);
+      if (to_fpq) {
+        const FpqHeader h = write_fpq(*reader, tc_out, description);
+        std::cout << fmt::format("{}: {} requests, {} objects, working set {} bytes (fpq)\n",
+                                 tc_out, h.records, h.objects, h.working_set_bytes);
+      } else {
+        const uint64_t n = write_oracle_general(*reader, tc_out);
+        std::cout << fmt::format("{}: {} requests (oracleGeneral)\n", tc_out, n);
+      }
+      return 0;
     }
     if (*trace_bench) {
       TraceConfig t;

@@ -24,6 +24,7 @@ namespace flashpq {
   X(kTwitterFormat)              \
   X(kMsrFormat)                  \
   X(kCachelibBlockFormat)        \
+  X(kFpqFormat)                  \
   X(kGeneratorFormat)
 
 #define FLASHPQ_DECLARE(format) extern const TraceFormat format;
