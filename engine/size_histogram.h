@@ -34,6 +34,18 @@ class SizeHistogram {
     total_ += n;
   }
   friend bool operator==(const SizeHistogram&, const SizeHistogram&) = default;
+  /// The q-quantile of the sizes counted, q in [0, 1], as the smallest size of the bucket that
+  /// holds it: exact below 8 bytes, at most 1/8 below the true quantile above. 0 when empty.
+  uint64_t quantile(double q) const {
+    if (total_ == 0) return 0;
+    const double rank = q * static_cast<double>(total_);
+    uint64_t seen = 0;
+    for (size_t b = 0; b < kBuckets; ++b) {
+      seen += counts_[b];
+      if (counts_[b] != 0 && static_cast<double>(seen) >= rank) return lowest(b);
+    }
+    return 0;
+  }
   /// Requests for objects larger than `bytes`, at least: every bucket whose smallest size
   /// exceeds `bytes` (exact when `bytes` + 1 starts a bucket, as every size below 16 does).
   uint64_t count_above(uint64_t bytes) const {

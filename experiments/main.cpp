@@ -6,7 +6,7 @@
 //       [--dry-run]] [--force-destroy=SERIAL]
 //   flashpq plan FILE.yaml [--set KEY=VALUE]... [--jobs N] [--sample N]
 //   flashpq collect FILE.yaml [--set KEY=VALUE]... -o OUT SHARD...
-//   flashpq trace info PATH [--format F] [--set trace.KEY=VALUE]...
+//   flashpq trace info PATH|generator:NAME [--format F] [--set trace.KEY=VALUE]... [--json]
 //   flashpq trace convert IN|generator:NAME OUT.fpq|OUT.oracleGeneral[.zst] [--format F]
 //       [--set trace.KEY=VALUE]... [--transform 'NAME KEY=VALUE']... [--seed S]
 //   flashpq trace bench [PATH] [--format F] [--set trace.KEY=VALUE]... [--repeat N] [--seed S]
@@ -40,6 +40,7 @@
 #include "traces/fpq.h"
 #include "traces/summary_cache.h"
 #include "traces/trace_reader.h"
+#include "traces/trace_summary.h"
 #include "traces/transforms.h"
 
 using namespace flashpq;
@@ -51,6 +52,48 @@ uint64_t default_memory_budget() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 5 * 4;
+}
+
+// `flashpq trace info`'s report of `s`: "key value" lines, or one JSON object.
+std::string describe_trace(const std::string& path, const std::string& format,
+                           const TraceSummary& s, bool json, const std::string& where) {
+  const double seconds = static_cast<double>(s.last_time_ns - s.first_time_ns) / 1e9;
+  const double one_hit =
+      s.unique_objects == 0 ? 0 : static_cast<double>(s.one_hit_wonders) / s.unique_objects;
+  const uint64_t q[] = {s.sizes.quantile(0.5), s.sizes.quantile(0.9), s.sizes.quantile(0.99)};
+  std::string reuse;
+  size_t last = 0;
+  for (size_t b = 0; b < s.reuse_log2.size(); ++b) {
+    if (s.reuse_log2[b] != 0) last = b + 1;
+  }
+  for (size_t b = 0; b < last; ++b) {
+    const char* sep = b == 0 ? "" : json ? ", " : " ";
+    reuse += json ? fmt::format("{}{{\"from\": {}, \"requests\": {}}}", sep, uint64_t{1} << b,
+                                s.reuse_log2[b])
+                  : fmt::format("{}{}:{}", sep, uint64_t{1} << b, s.reuse_log2[b]);
+  }
+  if (json) {
+    return fmt::format(
+        "{{\"trace\": \"{}\", \"format\": \"{}\", \"requests\": {}, \"objects\": {}, "
+        "\"working_set_bytes\": {}, \"gets\": {}, \"sets\": {}, \"deletes\": {}, "
+        "\"size_p50_bytes\": {}, \"size_p90_bytes\": {}, \"size_p99_bytes\": {}, "
+        "\"max_object_bytes\": {}, \"one_hit_wonders\": {}, \"one_hit_wonder_ratio\": {:.6f}, "
+        "\"time_span_s\": {:.9g}, \"zipf_alpha\": {:.4f}, \"reuse_distance_log2\": [{}], "
+        "\"content_hash\": \"{}\"}}\n",
+        path, format, s.requests, s.unique_objects, s.working_set_bytes, s.gets, s.sets, s.deletes,
+        q[0], q[1], q[2], s.max_object_bytes, s.one_hit_wonders, one_hit, seconds, s.zipf_alpha,
+        reuse, s.content_hash);
+  }
+  return fmt::format(
+      "trace {}\nformat {}\nrequests {}\nunique_objects {}\nworking_set_bytes {}\n"
+      "gets {}\nsets {}\ndeletes {}\nsize_p50_bytes {}\nsize_p90_bytes {}\nsize_p99_bytes {}\n"
+      "max_object_bytes {}\none_hit_wonders {} ({:.1f} % of objects)\ntime_span_s {:.9g}\n"
+      "zipf_alpha {:.4f} (fitted over the {} most requested objects)\n"
+      "reuse_distance_log2 {} (from:requests; d requests since the key's last request)\n"
+      "content_hash {}\nsummary {}\n",
+      path, format, s.requests, s.unique_objects, s.working_set_bytes, s.gets, s.sets, s.deletes,
+      q[0], q[1], q[2], s.max_object_bytes, s.one_hit_wonders, 100 * one_hit, seconds, s.zipf_alpha,
+      TraceSummary::kZipfFitRanks, reuse.empty() ? "-" : reuse, s.content_hash, where);
 }
 
 // Sets each "trace.KEY=VALUE" of `sets` in `t`; false (after saying why) for another form.
@@ -189,10 +232,14 @@ int main(int argc, char** argv) {
   std::string info_path, info_format = "oracleGeneral";
   std::vector<std::string> info_sets;
   SummaryCacheOptions info_cache;
-  trace_info->add_option("path", info_path, "Trace file")->required();
+  bool info_json = false;
+  uint64_t info_seed = 1;
+  trace_info->add_option("path", info_path, "Trace file, or generator:NAME")->required();
   trace_info->add_option("--format", info_format, "Trace format")->capture_default_str();
   trace_info->add_option("--set", info_sets, "trace.KEY=VALUE: the format's keys (CSV columns)");
   trace_info->add_option("--summary-cache", info_cache.dir, "As for run");
+  trace_info->add_flag("--json", info_json, "One JSON object, for scripts");
+  trace_info->add_option("--seed", info_seed, "A generator's seed")->capture_default_str();
   auto* trace_convert = trace->add_subcommand(
       "convert",
       "Writes a trace file or a generator's requests, transformed, as .fpq (FlashPQ's native "
@@ -445,17 +492,21 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*trace_info) {
-      TraceConfig t = trace_file(info_path, info_format);
+      TraceConfig t;
+      if (info_path.starts_with("generator:")) {
+        t.format = "generator";
+        t.params.set("trace.generator", info_path.substr(10));
+      } else {
+        t = trace_file(info_path, info_format);
+      }
       if (!set_trace_keys(info_sets, "flashpq trace info", t)) return 2;
+      t.seed = info_seed;
       bool hit = false;
       const TraceSummary sum = cached_summary(t, info_cache, &hit);
-      std::cout << fmt::format(
-          "trace {}\nformat {}\nrequests {}\nunique_objects {}\nworking_set_bytes {}\n"
-          "max_object_bytes {}\ncontent_hash {}\nsummary {}\n",
-          info_path, info_format, sum.requests, sum.unique_objects, sum.working_set_bytes,
-          sum.max_object_bytes, sum.content_hash,
+      const std::string where =
           hit ? "read back from " + summary_cache_path(t, info_cache)
-              : "computed (one read of the trace), stored in " + summary_cache_path(t, info_cache));
+              : "computed (one read of the trace), stored in " + summary_cache_path(t, info_cache);
+      std::cout << describe_trace(info_path, t.format, sum, info_json, where);
       return 0;
     }
     if (*bench) return des ? run_des_bench(dc, std::cout) : run_bench(bc, std::cout);

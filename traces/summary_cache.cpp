@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kMagic = "flashpq-summary 1";
+constexpr const char* kMagic = "flashpq-summary 2";
 
 std::string hex64(uint64_t v) {
   return fmt::format("{:016x}", v);
@@ -110,6 +110,12 @@ std::string format_summary(const TraceSummary& s, const std::string& identity) {
   for (size_t b = 0; b < SizeHistogram::buckets(); ++b) {
     if (s.sizes.bucket_count(b) != 0) out += fmt::format(" {}:{}", b, s.sizes.bucket_count(b));
   }
+  out += fmt::format("\nops {} {} {}\none_hit_wonders {}\ntime {} {}\nzipf_alpha {:.17g}\nreuse",
+                     s.gets, s.sets, s.deletes, s.one_hit_wonders, s.first_time_ns, s.last_time_ns,
+                     s.zipf_alpha);
+  for (size_t b = 0; b < s.reuse_log2.size(); ++b) {
+    if (s.reuse_log2[b] != 0) out += fmt::format(" {}:{}", b, s.reuse_log2[b]);
+  }
   return out + "\nend\n";
 }
 
@@ -159,6 +165,37 @@ bool parse_summary(const std::string& text, const std::string& identity, TraceSu
           s.sizes.add_to_bucket(static_cast<size_t>(b), std::stoull(pair.substr(colon + 1)));
         }
         ++fields;
+      } else if (key == "ops" || key == "time") {
+        std::istringstream v(value);
+        uint64_t a = 0, b = 0, c = 0;
+        if (!(v >> a >> b)) return false;
+        if (key == "ops") {
+          if (!(v >> c)) return false;
+          s.gets = a;
+          s.sets = b;
+          s.deletes = c;
+        } else {
+          s.first_time_ns = a;
+          s.last_time_ns = b;
+        }
+        ++fields;
+      } else if (key == "one_hit_wonders") {
+        s.one_hit_wonders = number();
+      } else if (key == "zipf_alpha") {
+        size_t used = 0;
+        s.zipf_alpha = std::stod(value, &used);
+        if (used != value.size()) return false;
+        ++fields;
+      } else if (key == "reuse") {
+        std::istringstream pairs(value);
+        for (std::string pair; pairs >> pair;) {
+          const size_t colon = pair.find(':');
+          if (colon == std::string::npos) return false;
+          const uint64_t b = std::stoull(pair.substr(0, colon));
+          if (b >= s.reuse_log2.size()) return false;
+          s.reuse_log2[static_cast<size_t>(b)] = std::stoull(pair.substr(colon + 1));
+        }
+        ++fields;
       } else if (key == "end") {
         ended = true;
         break;
@@ -169,7 +206,7 @@ bool parse_summary(const std::string& text, const std::string& identity, TraceSu
   } catch (const std::exception&) {
     return false;
   }
-  if (!ended || fields != 8) return false;
+  if (!ended || fields != 13) return false;
   out = std::move(s);
   return true;
 }

@@ -4,10 +4,16 @@
 // each key's size at its first appearance (every object counts 1 in unit-size mode, so the
 // working set is then the number of distinct keys). Deletes bring no data into a cache, so
 // keys and sizes are taken from gets and sets only. A fractional `cache.capacity` multiplies it.
+//
+// The same pass gathers what `flashpq trace info` reports: the operation mix, the time span,
+// one-hit wonders, the reuse distances and a fitted Zipf exponent, so that a run and trace info
+// read a trace once between them (traces/summary_cache.h stores it all).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/size_histogram.h"
 #include "traces/trace_reader.h"
@@ -30,7 +36,27 @@ struct TraceSummary {
   std::string content_hash;
   /// Leading requests that always belong to the warm-up (TraceReader::preconditioning_requests).
   uint64_t preconditioning_requests = 0;
+
+  /// Requests by operation.
+  uint64_t gets = 0, sets = 0, deletes = 0;
+  /// Objects (keys of gets and sets) requested exactly once.
+  uint64_t one_hit_wonders = 0;
+  /// The first and the last request's time, ns (0 and 0 without times or requests).
+  uint64_t first_time_ns = 0, last_time_ns = 0;
+  /// Reuse distances of gets and sets: bucket b counts the requests whose key was last requested
+  /// d requests earlier (d ≥ 1, counting every request), with ⌊log2 d⌋ = b. First requests of a
+  /// key are not counted (there are unique_objects of them).
+  std::array<uint64_t, 64> reuse_log2{};
+  /// The Zipf exponent fitted by least squares to log(requests) against log(rank) over the
+  /// kZipfFitRanks most requested objects (gets and sets); 0 with fewer than 2 objects.
+  double zipf_alpha = 0;
+  static constexpr size_t kZipfFitRanks = 10'000;
 };
+
+/// The Zipf exponent of `counts` (requests per object): minus the least-squares slope of
+/// log(count) against log(rank) over the `ranks` largest counts (ranks 1..min(ranks, objects));
+/// 0 with fewer than 2 objects.
+double fit_zipf_alpha(std::vector<uint32_t> counts, size_t ranks);
 
 /// Reads the whole trace once. Throws TraceError like the reader does.
 TraceSummary summarize_trace(const TraceConfig& config);

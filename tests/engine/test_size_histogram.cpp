@@ -74,3 +74,24 @@ TEST_CASE("framework.block_size: bytes as written, or a fraction of C rounded to
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("size histogram: quantiles are their bucket's smallest size", "[size_histogram]") {
+  SizeHistogram h;
+  CHECK(h.quantile(0.5) == 0);
+  for (uint64_t s : {1, 2, 3, 100, 100, 100, 1000, 1000, 5000, 70000}) h.add(s);
+  CHECK(h.quantile(0) == 1);
+  CHECK(h.quantile(0.1) == 1);
+  CHECK(h.quantile(0.3) == 3);
+  // 100 lies in [96, 104): 8 per octave from 64.
+  CHECK(h.quantile(0.5) == 96);
+  // 1000 in [960, 1024), 5000 in [4608, 5120), 70000 in [65536, 73728).
+  CHECK(h.quantile(0.8) == 960);
+  CHECK(h.quantile(0.9) == 4608);
+  CHECK(h.quantile(1.0) == 65536);
+}
+
+}  // namespace
+}  // namespace flashpq

@@ -466,6 +466,40 @@ TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hi
   CHECK_THAT(bad.err, Contains("'lfu'"));
 }
 
+TEST_CASE("flashpq trace info: the mix, sizes, one-hit wonders, reuse and Zipf fit, --json",
+          "[cli]") {
+  TempDir dir;
+  dir.write("t.csv",
+            "5,1,10,get\n6,2,20,set\n7,1,10,get\n8,3,30,get\n9,9,1,delete\n10,1,10,get\n"
+            "11,2,20,get\n12,4,40,set\n13,1,10,get\n");
+  const std::string args =
+      "trace info t.csv --format csv --set trace.time_col=1 --set trace.key_col=2 --set "
+      "trace.size_col=3 --set trace.op_col=4 --summary-cache cache";
+  const Result r = flashpq(dir, args);
+  REQUIRE(r.status == 0);
+  for (const char* line : {"requests 9\n", "unique_objects 4\n", "working_set_bytes 100\n",
+                           "gets 6\n", "sets 2\n", "deletes 1\n", "size_p50_bytes 10\n",
+                           "max_object_bytes 40\n", "one_hit_wonders 2 (50.0 % of objects)\n",
+                           "time_span_s 8\n", "reuse_distance_log2 1:0 2:3 4:1 "}) {
+    CHECK_THAT(r.out, Catch::Contains(line));
+  }
+  CHECK_THAT(r.out, Catch::Contains("summary computed"));
+  const Result again = flashpq(dir, args + " --json");
+  REQUIRE(again.status == 0);
+  CHECK_THAT(again.out, Catch::StartsWith("{\"trace\": \"t.csv\"") &&
+                            Catch::Contains("\"requests\": 9,") &&
+                            Catch::Contains("\"one_hit_wonder_ratio\": 0.500000") &&
+                            Catch::Contains("{\"from\": 2, \"requests\": 3}"));
+  // A generator's: Zipf(1.2) over 1000 keys fitted near 1.2.
+  const Result z = flashpq(dir,
+                           "trace info generator:zipf --set trace.objects=1000 --set "
+                           "trace.alpha=1.2 --set trace.requests=2000000 --summary-cache cache");
+  REQUIRE(z.status == 0);
+  const auto at = z.out.find("zipf_alpha ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(z.out.substr(at + 11)) == Approx(1.2).margin(0.03));
+}
+
 TEST_CASE("flashpq trace bench reads a generator whole: its requests and their checksum", "[cli]") {
   TempDir dir;
   const Result r = flashpq(dir,

@@ -177,8 +177,8 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
       "trace.size", "trace.size_min", "trace.size_max", "trace.size_sigma", "trace.size_shape",
       "framework.offset_unit", "timing.arrival", "timing.clients", "timing.think_time_us",
       "timing.rate", "timing.time_scale",
-      // the ycsb generator's
-      "trace.workload", "trace.read_proportion", "trace.update_proportion",
+      // the fpq format's, the ycsb generator's
+      "trace.preload", "trace.workload", "trace.read_proportion", "trace.update_proportion",
       "trace.insert_proportion", "trace.scan_proportion", "trace.rmw_proportion",
       "trace.request_distribution", "trace.record_count", "trace.operation_count",
       "trace.zipfian_constant", "trace.min_scan_length", "trace.max_scan_length",

@@ -27,6 +27,14 @@ void check_same(const TraceSummary& a, const TraceSummary& b) {
   CHECK(a.preconditioning_requests == b.preconditioning_requests);
   CHECK(a.content_hash == b.content_hash);
   CHECK(a.sizes == b.sizes);
+  CHECK(a.gets == b.gets);
+  CHECK(a.sets == b.sets);
+  CHECK(a.deletes == b.deletes);
+  CHECK(a.one_hit_wonders == b.one_hit_wonders);
+  CHECK(a.first_time_ns == b.first_time_ns);
+  CHECK(a.last_time_ns == b.last_time_ns);
+  CHECK(a.reuse_log2 == b.reuse_log2);
+  CHECK(a.zipf_alpha == b.zipf_alpha);  // written with 17 digits: exact
 }
 
 // A generic CSV trace of one key column.
@@ -156,6 +164,56 @@ TEST_CASE("summary cache: a read-only trace folder sends it to the user cache di
   ::unsetenv("XDG_CACHE_HOME");
   fs::permissions(dir.file("ro"), fs::perms::owner_write, fs::perm_options::add);
   CHECK(where.rfind(dir.file("xdg/flashpq") + "/keys.csv.", 0) == 0);
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("trace summary: the mix, span, one-hit wonders and reuse distances by hand",
+          "[summary_cache]") {
+  TempDir dir;
+  // time,key,size,op: keys 1 (4 requests), 2 (2), 3 and 4 (once); a delete of 9.
+  const std::string path = dir.write("t.csv",
+                                     "5,1,10,get\n6,2,20,set\n7,1,10,get\n8,3,30,get\n"
+                                     "9,9,1,delete\n10,1,10,get\n11,2,20,get\n12,4,40,set\n"
+                                     "13,1,10,get\n");
+  TraceConfig c = keys_trace(path);
+  c.params.set("trace.time_col", 1);
+  c.params.set("trace.key_col", 2);
+  c.params.set("trace.size_col", 3);
+  c.params.set("trace.op_col", 4);
+  const TraceSummary s = summarize_trace(c);
+  CHECK(s.requests == 9);
+  CHECK(s.gets == 6);
+  CHECK(s.sets == 2);
+  CHECK(s.deletes == 1);
+  CHECK(s.unique_objects == 4);
+  CHECK(s.working_set_bytes == 100);
+  CHECK(s.one_hit_wonders == 2);  // keys 3 and 4
+  CHECK(s.first_time_ns == 5'000'000'000);
+  CHECK(s.last_time_ns == 13'000'000'000);
+  // Reuse distances (request indexes 0..8): key 1 at 0, 2, 5, 8 -> 2, 3, 3; key 2 at 1, 6 -> 5.
+  // Buckets floor(log2 d): 2, 3, 3 -> 1; 5 -> 2.
+  std::array<uint64_t, 64> reuse{};
+  reuse[1] = 3;
+  reuse[2] = 1;
+  CHECK(s.reuse_log2 == reuse);
+}
+
+TEST_CASE("trace summary: the Zipf fit recovers exact power laws", "[summary_cache]") {
+  for (const double alpha : {0.6, 1.0, 1.4}) {
+    std::vector<uint32_t> counts;
+    for (int r = 1; r <= 500; ++r) {
+      counts.push_back(static_cast<uint32_t>(std::llround(1e7 * std::pow(r, -alpha))));
+    }
+    std::reverse(counts.begin(), counts.end());  // any order
+    CHECK(fit_zipf_alpha(counts, 500) == Approx(alpha).margin(0.001));
+  }
+  CHECK(fit_zipf_alpha({5}, 10) == 0);
+  CHECK(fit_zipf_alpha({4, 4, 4, 4}, 10) == Approx(0).margin(1e-12));
 }
 
 }  // namespace
