@@ -75,6 +75,9 @@ struct KeySpec {
   /// The value may be written in YAML as a list of maps ({name: ..., KEY: VALUE}); the loader
   /// turns it into the text "name KEY=VALUE ...; name ..." (trace.transforms).
   bool list_of_maps = false;
+  /// The value may be written in YAML as a list of scalars ([1, 8, 64]); the loader turns it into
+  /// the text "1,8,64".
+  bool list_of_scalars = false;
 
   KeySpec() = default;
   KeySpec(std::string key_name, ValueType value_type)
@@ -115,6 +118,10 @@ struct KeySpec {
   }
   KeySpec& yaml_list_of_maps() {
     list_of_maps = true;
+    return *this;
+  }
+  KeySpec& yaml_list() {
+    list_of_scalars = true;
     return *this;
   }
 

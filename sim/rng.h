@@ -36,6 +36,8 @@ class RngStream {
   static constexpr uint64_t kZipfStream = 6;
   /// The ycsb generator's operations, keys and scan lengths (traces/ycsb.h).
   static constexpr uint64_t kYcsbStream = 7;
+  /// The cachebench generator's operations and keys (traces/cachebench.cpp).
+  static constexpr uint64_t kCachebenchStream = 8;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

@@ -2,11 +2,15 @@
 // (traces/generator.h).
 #include "traces/generator.h"
 
+#include "fmt/format.h"
+#include "sim/arrivals.h"
+
 namespace flashpq {
 
 // The registry, in registration order: one X(...) line per generator, each defined in its own
 // file. The list both declares the generators and fills the table.
-#define FLASHPQ_TRACE_GENERATORS(X) X(kDeviceIoGenerator) X(kZipfGenerator) X(kYcsbGenerator)
+#define FLASHPQ_TRACE_GENERATORS(X) \
+  X(kDeviceIoGenerator) X(kZipfGenerator) X(kYcsbGenerator) X(kCachebenchGenerator)
 
 #define FLASHPQ_DECLARE(generator) extern const TraceGenerator generator;
 FLASHPQ_TRACE_GENERATORS(FLASHPQ_DECLARE)
@@ -20,6 +24,64 @@ const KeySpec& generator_requests_key() {
                                .range(1, 1125899906842624.0)
                                .desc("requests the generator yields (device_io: after its fill)");
   return k;
+}
+
+namespace {
+
+const KeySpec kRate = key("trace.rate", ValueType::kFloat)
+                          .strict_to_readers()
+                          .def("0")
+                          .units("requests/s")
+                          .range(0, 1e12)
+                          .desc("request times at this rate (0: every time 0)");
+const KeySpec kArrival = key("trace.arrival", ValueType::kEnum)
+                             .strict_to_readers()
+                             .def("constant")
+                             .choices({"constant", "poisson"})
+                             .desc("request times: a fixed period, or a Poisson process");
+
+// Sets each request's time from the arrival process (sim/arrivals.h).
+class ArrivalsReader final : public TraceReader {
+ public:
+  ArrivalsReader(std::unique_ptr<TraceReader> in, const TimingConfig& t, uint64_t seed)
+      : in_(std::move(in)), arrivals_(t, seed) {}
+  size_t read(std::span<Request> out) override {
+    const size_t n = in_->read(out);
+    for (size_t i = 0; i < n; ++i) out[i].time_ns = arrivals_.next(0);
+    return n;
+  }
+  const std::string& path() const override { return in_->path(); }
+
+ private:
+  std::unique_ptr<TraceReader> in_;
+  OpenLoopArrivals arrivals_;
+};
+
+}  // namespace
+
+const std::vector<KeySpec>& generator_time_keys() {
+  static const std::vector<KeySpec> keys{kRate, kArrival};
+  return keys;
+}
+
+std::unique_ptr<TraceReader> with_arrivals(std::unique_ptr<TraceReader> reader,
+                                           const TraceConfig& config) {
+  const double rate = config.params.get<double>(kRate);
+  if (rate == 0) return reader;
+  TimingConfig t;
+  t.arrival = config.params.get<std::string>(kArrival) == "poisson" ? ArrivalProcess::kPoisson
+                                                                    : ArrivalProcess::kConstant;
+  t.rate_rps = rate;
+  // Stream 1 (arrivals) of a seed of its own, so a timed cell's Poisson arrivals on the same
+  // cell seed are not these.
+  const uint64_t seed = config.seed ^ 0x7E5A11A7E5A11A7Eull;
+  return std::make_unique<ArrivalsReader>(std::move(reader), t, seed);
+}
+
+std::string arrivals_identity(const TraceConfig& config) {
+  const double rate = config.params.get<double>(kRate);
+  if (rate == 0) return "";
+  return fmt::format(" rate={} arrival={}", rate, config.params.get<std::string>(kArrival));
 }
 
 const std::vector<const TraceGenerator*>& trace_generators() {

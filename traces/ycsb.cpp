@@ -136,6 +136,7 @@ const ComponentSpec& ycsb_spec() {
         kDistribution,     kRecordCount, kOperationCount, kZipfianConstant, kMinScan,     kMaxScan,
         kScanDistribution, kHotData,     kHotOpn,         kFieldCount,      kFieldLength, kLoad};
     for (const KeySpec& k : object_size_keys()) keys.push_back(k);
+    for (const KeySpec& k : generator_time_keys()) keys.push_back(k);
     return ComponentSpec{"ycsb",
                          "YCSB CoreWorkload a-f as cache requests (scrambled zipfian, latest, "
                          "hotspot, uniform keys)",
@@ -489,9 +490,11 @@ extern const TraceGenerator kYcsbGenerator{
     [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
       const YcsbConfig c = YcsbConfig::from(config);
       c.validate();
-      return std::make_unique<YcsbReader>(c);
+      return with_arrivals(std::make_unique<YcsbReader>(c), config);
     },
-    [](const TraceConfig& config) { return YcsbConfig::from(config).identity(); },
+    [](const TraceConfig& config) {
+      return YcsbConfig::from(config).identity() + arrivals_identity(config);
+    },
     [](const TraceConfig& config) { YcsbConfig::from(config).validate(); }};
 
 }  // namespace flashpq

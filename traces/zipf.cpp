@@ -48,6 +48,7 @@ const ComponentSpec& zipf_spec() {
   static const ComponentSpec spec = [] {
     std::vector<KeySpec> keys{kObjects, kAlpha, kScramble, generator_requests_key()};
     for (const KeySpec& k : object_size_keys()) keys.push_back(k);
+    for (const KeySpec& k : generator_time_keys()) keys.push_back(k);
     return ComponentSpec{"zipf",
                          "gets of N keys with Zipf(alpha) popularity (rejection-inversion), "
                          "sized per key",
@@ -150,9 +151,11 @@ extern const TraceGenerator kZipfGenerator{
     [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
       const ZipfConfig c = ZipfConfig::from(config);
       c.validate();
-      return std::make_unique<ZipfReader>(c);
+      return with_arrivals(std::make_unique<ZipfReader>(c), config);
     },
-    [](const TraceConfig& config) { return ZipfConfig::from(config).identity(); },
+    [](const TraceConfig& config) {
+      return ZipfConfig::from(config).identity() + arrivals_identity(config);
+    },
     [](const TraceConfig& config) { ZipfConfig::from(config).validate(); }};
 
 }  // namespace flashpq

@@ -125,6 +125,22 @@ bool takes_list_of_maps(const std::string& key) {
   return k != nullptr && k->spec.list_of_maps;
 }
 
+// Whether `key` takes a YAML list of scalars as one value (KeySpec::list_of_scalars).
+bool takes_list(const std::string& key) {
+  const auto* k = find_key(key);
+  return k != nullptr && k->spec.list_of_scalars;
+}
+
+// A YAML list of scalars as one value's text, "a,b,c". Throws ConfigError at `where`.
+std::string list_text(const std::string& where, const std::string& key, const YAML::Node& seq) {
+  std::string out;
+  for (const auto& item : seq) {
+    if (!is_scalar(item)) fail(where, key, "a list of scalars", YAML::Dump(seq));
+    out += (out.empty() ? "" : ",") + scalar_text(item);
+  }
+  return out;
+}
+
 // A YAML list of maps as one value's text: "name KEY=VALUE ...; name ..." (each map's `name`
 // first, then its other keys as written). Throws ConfigError at `where` for anything else.
 std::string list_of_maps_text(const std::string& where, const std::string& key,
@@ -161,6 +177,10 @@ std::vector<SourcedValue> list_values(const std::string& where_key, const std::s
   for (const auto& item : seq) {
     if (takes_list_of_maps(key) && item.IsSequence()) {
       out.push_back({list_of_maps_text(where_of(file, item), key, item), where_of(file, item)});
+      continue;
+    }
+    if (takes_list(key) && item.IsSequence()) {
+      out.push_back({list_text(where_of(file, item), key, item), where_of(file, item)});
       continue;
     }
     if (!is_scalar(item)) fail(where_of(file, item), key, "a scalar value", YAML::Dump(item));
@@ -233,6 +253,10 @@ ParsedFile parse_file(const std::string& file) {
           pf.base[full] = {list_of_maps_text(swhere, full, sub.second), swhere};
           continue;
         }
+        if (takes_list(full) && sub.second.IsSequence()) {
+          pf.base[full] = {list_text(swhere, full, sub.second), swhere};
+          continue;
+        }
         if (!is_scalar(sub.second)) {
           fail(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
         }
@@ -270,7 +294,12 @@ void apply_override(ParsedFile& pf, const Override& o) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: cannot parse '{}': {}", where, o.value, e.msg));
   }
-  if (n.IsSequence() && takes_list_of_maps(o.key) && n.size() > 0 && n[0].IsMap()) {
+  if (n.IsSequence() && takes_list(o.key) && n.size() > 0 && is_scalar(n[0])) {
+    // One list of scalars: one value (a list of such lists is a matrix axis, below).
+    if (zipped != pf.zip.end()) pf.zip.erase(zipped);
+    if (axis != pf.matrix.end()) pf.matrix.erase(axis);
+    pf.base[o.key] = {list_text(where, o.key, n), where};
+  } else if (n.IsSequence() && takes_list_of_maps(o.key) && n.size() > 0 && n[0].IsMap()) {
     // One list of maps: one value (a list of such lists is a matrix axis, below).
     if (zipped != pf.zip.end()) pf.zip.erase(zipped);
     if (axis != pf.matrix.end()) pf.matrix.erase(axis);
@@ -280,6 +309,10 @@ void apply_override(ParsedFile& pf, const Override& o) {
     for (const auto& item : n) {
       if (takes_list_of_maps(o.key) && item.IsSequence()) {
         vals.push_back({list_of_maps_text(where, o.key, item), where});
+        continue;
+      }
+      if (takes_list(o.key) && item.IsSequence()) {
+        vals.push_back({list_text(where, o.key, item), where});
         continue;
       }
       if (!is_scalar(item)) fail(where, o.key, "a list of scalars", o.value);

@@ -183,7 +183,12 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
       "trace.request_distribution", "trace.record_count", "trace.operation_count",
       "trace.zipfian_constant", "trace.min_scan_length", "trace.max_scan_length",
       "trace.scan_length_distribution", "trace.hotspot_data_fraction", "trace.hotspot_opn_fraction",
-      "trace.field_count", "trace.field_length", "trace.load"};
+      "trace.field_count", "trace.field_length", "trace.load",
+      // the generators' times, the cachebench generator's
+      "trace.rate", "trace.arrival", "trace.num_keys", "trace.get_ratio", "trace.set_ratio",
+      "trace.del_ratio", "trace.key_size_range", "trace.key_size_range_probability",
+      "trace.val_size_range", "trace.val_size_range_probability", "trace.popularity",
+      "trace.zipf_alpha"};
   for (const auto& k : experiment_schema()) {
     const std::string& key = k.spec.name;
     if (key == "trace.path") continue;
@@ -1243,6 +1248,33 @@ TEST_CASE("trace.transforms: a YAML list of maps is one value, a list of them an
       dir.write("nn.yaml", "trace:\n  path: " + kTrace + "\n  transforms: [{rate: 0.5}]\n");
   CHECK_THROWS_WITH(load_experiment(no_name, {}),
                     Catch::Contains("nn.yaml:3") && Catch::Contains("with a name"));
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("a key declared as a list takes a YAML list of scalars", "[experiments]") {
+  TempDir dir;
+  const std::string path = dir.write(
+      "cb.yaml",
+      "trace:\n  format: generator\n  generator: cachebench\n  key_size_range: [1, 8, 64]\n"
+      "  key_size_range_probability: [0.3, 0.7]\n  requests: 100\n"
+      "matrix:\n  trace.val_size_range: [[1, 32], [100, 200, 300]]\n"
+      "  trace.val_size_range_probability: [[1], [0.5, 0.5]]\n"
+      "exclude: [{trace.val_size_range: '1,32', trace.val_size_range_probability: '0.5,0.5'},\n"
+      "          {trace.val_size_range: '100,200,300', trace.val_size_range_probability: '1'}]\n");
+  const Experiment ex = load_experiment(path, {});
+  REQUIRE(ex.cells.size() == 2);
+  CHECK(param(ex.cells[0], "trace.key_size_range") == "1,8,64");
+  CHECK(param(ex.cells[0], "trace.val_size_range") == "1,32");
+  CHECK(param(ex.cells[1], "trace.val_size_range_probability") == "0.5,0.5");
+  CHECK(param(load_experiment(path, {{"trace.key_size_range", "[2, 4]"},
+                                     {"trace.key_size_range_probability", "[1]"}})
+                  .cells[0],
+              "trace.key_size_range") == "2,4");
 }
 
 }  // namespace

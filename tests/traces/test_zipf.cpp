@@ -163,3 +163,34 @@ TEST_CASE("zipf: a seed reproduces the stream bit for bit, another seed does not
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("generators: times at a constant rate or a Poisson process", "[zipf]") {
+  TraceConfig c = zipf_trace(1000, 0.9, 200'000, true);
+  for (const Request& r : read_all(c)) REQUIRE(r.time_ns == 0);  // rate 0: no times
+  c.params.set("trace.rate", 4000.0);                            // a request every 250 us
+  const auto fixed = read_all(c);
+  for (size_t i = 0; i < fixed.size(); ++i) REQUIRE(fixed[i].time_ns == 250'000 * i);
+  c.params.set("trace.arrival", "poisson");
+  const auto poisson = read_all(c);
+  // Exponential gaps of mean 250 us: mean and standard deviation both 250 us (within 1 %).
+  double sum = 0, sum2 = 0;
+  for (size_t i = 1; i < poisson.size(); ++i) {
+    const double gap = static_cast<double>(poisson[i].time_ns - poisson[i - 1].time_ns);
+    sum += gap;
+    sum2 += gap * gap;
+  }
+  const double n = static_cast<double>(poisson.size() - 1);
+  const double mean = sum / n, sd = std::sqrt(sum2 / n - mean * mean);
+  CHECK(mean == Approx(250'000).epsilon(0.01));
+  CHECK(sd == Approx(250'000).epsilon(0.01));
+  // The keys are the same stream; the times name the trace: another content hash.
+  for (size_t i = 0; i < fixed.size(); ++i) REQUIRE(fixed[i].key == poisson[i].key);
+  const TraceConfig plain = zipf_trace(1000, 0.9, 200'000, true);
+  CHECK(trace_format("generator").content_hash(plain) != trace_format("generator").content_hash(c));
+}
+
+}  // namespace
+}  // namespace flashpq

@@ -1,0 +1,282 @@
+// traces/cachebench.cpp — the `cachebench` request generator: the shape of CacheBench's
+// stressor workload (CacheLib cachelib/cachebench/workload/WorkloadGenerator.{h,cpp} and
+// distributions/RangeDistribution.h; its keys as in test_configs/simple_test.json).
+//
+//   num_keys           keys in the key space (numKeys); key i's id is a bijective mix of i;
+//   get_ratio, set_ratio, del_ratio
+//                      operation weights (getRatio, setRatio, delRatio), normalized; one
+//                      operation per request, drawn independently (CacheBench's opDist_);
+//   key_size_range, key_size_range_probability
+//   val_size_range, val_size_range_probability
+//                      piecewise-uniform sizes, as CacheBench's std::piecewise_constant_
+//                      distribution: interval [r_j, r_{j+1}) with probability p_j, uniform
+//                      within it, rounded down; drawn once per key (CacheBench sizes each key
+//                      once when it generates its key space), here from a hash of the key and
+//                      the seed, so no table is kept. The request's size is key size + value
+//                      size, the bytes the item takes in the cache;
+//   popularity         uniform ("range", CacheBench's default) or zipf with zipf_alpha over the
+//                      key indexes (scattered by the mix, as the zipf generator's);
+//   requests           requests yielded (numOps × numThreads in CacheBench).
+// CacheBench's pools (keyPoolDistribution, opPoolDistribution) split one cache into several;
+// FlashPQ models one cache, so there is one pool. Variates come from the cell seed's stream
+// RngStream::kCachebenchStream (not std::mt19937_64 and std::*_distribution, whose outputs are
+// implementation-defined); the shapes are CacheBench's, not its exact keys.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "fmt/format.h"
+#include "sim/rng.h"
+#include "traces/generator.h"
+#include "traces/zipf.h"
+
+namespace flashpq {
+
+namespace {
+
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [0, 1) from a key, the seed and a salt: a key's sizes, fixed per key.
+double key_variate(uint64_t key, uint64_t seed, uint64_t salt) {
+  return static_cast<double>(mix(mix(key ^ mix(seed + salt)) + salt) >> 11) * 0x1.0p-53;
+}
+
+// "1,8,64" -> {1, 8, 64}. Throws naming `key`.
+std::vector<double> numbers(const std::string& text, const std::string& key) {
+  std::vector<double> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(start, end - start);
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || !std::isfinite(v)) {
+      throw std::invalid_argument(
+          fmt::format("key '{}': expected a list of numbers, found '{}'", key, text));
+    }
+    out.push_back(v);
+    start = end + 1;
+  }
+  return out;
+}
+
+// A piecewise-uniform distribution: interval j = [edges[j], edges[j+1]) with weight w[j].
+struct Piecewise {
+  std::vector<double> edges, cumulative;  // cumulative[j]: P(interval ≤ j)
+
+  Piecewise(const std::string& range_key, const std::string& range, const std::string& prob_key,
+            const std::string& probs) {
+    edges = numbers(range, range_key);
+    const std::vector<double> w = numbers(probs, prob_key);
+    if (edges.size() < 2 || w.size() != edges.size() - 1) {
+      throw std::invalid_argument(fmt::format(
+          "key '{}': expected one probability per interval of {} ({} intervals), found {}",
+          prob_key, range_key, edges.size() < 2 ? 0 : edges.size() - 1, w.size()));
+    }
+    for (size_t j = 0; j + 1 < edges.size(); ++j) {
+      if (!(edges[j] >= 1 && edges[j] < edges[j + 1] && edges[j + 1] <= 4294967296.0)) {
+        throw std::invalid_argument(fmt::format(
+            "key '{}': expected increasing sizes in [1, 2^32], found '{}'", range_key, range));
+      }
+    }
+    double total = 0;
+    for (const double x : w) {
+      if (!(x >= 0)) {
+        throw std::invalid_argument(
+            fmt::format("key '{}': expected probabilities >= 0, found '{}'", prob_key, probs));
+      }
+      total += x;
+    }
+    if (!(total > 0)) {
+      throw std::invalid_argument(
+          fmt::format("key '{}': expected a positive probability, found '{}'", prob_key, probs));
+    }
+    double c = 0;
+    for (const double x : w) cumulative.push_back(c += x / total);
+  }
+  // A size from two uniform variates: the interval, then the place within it.
+  uint64_t operator()(double u_interval, double u_place) const {
+    size_t j = 0;
+    while (j + 1 < cumulative.size() && u_interval >= cumulative[j]) ++j;
+    return static_cast<uint64_t>(std::floor(edges[j] + u_place * (edges[j + 1] - edges[j])));
+  }
+};
+
+const KeySpec kNumKeys = key("trace.num_keys", ValueType::kInt)
+                             .strict_to_readers()
+                             .def("1000000")
+                             .units("keys")
+                             .range(1, 1099511627776.0)
+                             .desc("keys in the key space (CacheBench numKeys)");
+KeySpec ratio(const std::string& name, const std::string& def, const std::string& cb) {
+  return key("trace." + name, ValueType::kFloat)
+      .strict_to_readers()
+      .def(def)
+      .range(0, 1e9)
+      .desc("weight of the operation (CacheBench " + cb + ")");
+}
+const KeySpec kGet = ratio("get_ratio", "0.8", "getRatio");
+const KeySpec kSet = ratio("set_ratio", "0.2", "setRatio");
+const KeySpec kDel = ratio("del_ratio", "0", "delRatio");
+KeySpec list(const std::string& name, const std::string& def, const std::string& what) {
+  return key("trace." + name, ValueType::kString)
+      .strict_to_readers()
+      .def(def)
+      .yaml_list()
+      .desc(what);
+}
+const KeySpec kKeyRange =
+    list("key_size_range", "8,16", "key sizes, interval edges in bytes (CacheBench keySizeRange)");
+const KeySpec kKeyProb = list("key_size_range_probability", "1",
+                              "probability of each key size interval (keySizeRangeProbability)");
+const KeySpec kValRange = list("val_size_range", "100,1000",
+                               "value sizes, interval edges in bytes (CacheBench valSizeRange)");
+const KeySpec kValProb = list("val_size_range_probability", "1",
+                              "probability of each value size interval (valSizeRangeProbability)");
+const KeySpec kPopularity = key("trace.popularity", ValueType::kEnum)
+                                .strict_to_readers()
+                                .def("uniform")
+                                .choices({"uniform", "zipf"})
+                                .desc("key popularity: uniform (CacheBench range) or zipf");
+const KeySpec kZipfAlpha = key("trace.zipf_alpha", ValueType::kFloat)
+                               .strict_to_readers()
+                               .def("0.9")
+                               .range(0, 10)
+                               .desc("popularity zipf: the exponent");
+
+const ComponentSpec& cachebench_spec() {
+  static const ComponentSpec spec = [] {
+    // trace.requests first: the column order of the keys the generators share stays as it was.
+    std::vector<KeySpec> keys{generator_requests_key(),
+                              kNumKeys,
+                              kGet,
+                              kSet,
+                              kDel,
+                              kKeyRange,
+                              kKeyProb,
+                              kValRange,
+                              kValProb,
+                              kPopularity,
+                              kZipfAlpha};
+    for (const KeySpec& k : generator_time_keys()) keys.push_back(k);
+    return ComponentSpec{"cachebench",
+                         "CacheBench's stressor shape: op ratios, piecewise-uniform key and "
+                         "value sizes, uniform or zipf keys",
+                         keys,
+                         {},
+                         {},
+                         {}};
+  }();
+  return spec;
+}
+
+struct CachebenchConfig {
+  uint64_t num_keys = 1'000'000, requests = 1'000'000, seed = 1;
+  double get = 0.8, set = 0.2, del = 0;
+  std::string key_range, key_prob, val_range, val_prob;
+  bool zipf = false;
+  double alpha = 0.9;
+
+  static CachebenchConfig from(const TraceConfig& config) {
+    const Params& p = config.params;
+    CachebenchConfig c;
+    c.num_keys = p.get<uint64_t>(kNumKeys);
+    c.requests = p.get<uint64_t>(generator_requests_key());
+    c.get = p.get<double>(kGet);
+    c.set = p.get<double>(kSet);
+    c.del = p.get<double>(kDel);
+    c.key_range = p.get<std::string>(kKeyRange);
+    c.key_prob = p.get<std::string>(kKeyProb);
+    c.val_range = p.get<std::string>(kValRange);
+    c.val_prob = p.get<std::string>(kValProb);
+    c.zipf = p.get<std::string>(kPopularity) == "zipf";
+    c.alpha = p.get<double>(kZipfAlpha);
+    c.seed = config.seed;
+    return c;
+  }
+  void validate() const {
+    if (!(get + set + del > 0)) {
+      throw std::invalid_argument(
+          "trace: expected a positive get_ratio, set_ratio or del_ratio, found all 0");
+    }
+    (void)Piecewise(kKeyRange.name, key_range, kKeyProb.name, key_prob);
+    (void)Piecewise(kValRange.name, val_range, kValProb.name, val_prob);
+  }
+  std::string identity() const {
+    return fmt::format(
+        "cachebench keys={} requests={} get={} set={} del={} key={}/{} val={}/{} zipf={} "
+        "alpha={} seed={} stream={}",
+        num_keys, requests, get, set, del, key_range, key_prob, val_range, val_prob, zipf, alpha,
+        seed, RngStream::kCachebenchStream);
+  }
+};
+
+class CachebenchReader final : public TraceReader {
+ public:
+  explicit CachebenchReader(const CachebenchConfig& c)
+      : c_(c),
+        keys_(kKeyRange.name, c.key_range, kKeyProb.name, c.key_prob),
+        values_(kValRange.name, c.val_range, kValProb.name, c.val_prob),
+        name_("cachebench:" + c.identity()),
+        rng_(c.seed, RngStream::kCachebenchStream) {
+    const double total = c.get + c.set + c.del;
+    get_share_ = c.get / total;
+    set_share_ = c.set / total;
+    if (c.zipf) sampler_.emplace(c.num_keys, c.alpha);
+  }
+  size_t read(std::span<Request> out) override {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), c_.requests - done_));
+    auto uniform = [this] { return rng_.uniform(); };
+    for (size_t i = 0; i < n; ++i) {
+      const double u = rng_.uniform();
+      const Op op = u < get_share_                ? Op::kGet
+                    : u < get_share_ + set_share_ ? Op::kSet
+                                                  : Op::kDelete;
+      const uint64_t index = sampler_ ? (*sampler_)(uniform)-1 : rng_.below(c_.num_keys);
+      const uint64_t k = mix(index);
+      const uint64_t size = keys_(key_variate(k, c_.seed, 1), key_variate(k, c_.seed, 2)) +
+                            values_(key_variate(k, c_.seed, 3), key_variate(k, c_.seed, 4));
+      out[i] = Request{0, k, static_cast<uint32_t>(std::min<uint64_t>(size, 0xFFFFFFFFull)), op};
+    }
+    done_ += n;
+    return n;
+  }
+  const std::string& path() const override { return name_; }
+
+ private:
+  CachebenchConfig c_;
+  Piecewise keys_, values_;
+  std::string name_;
+  RngStream rng_;
+  double get_share_ = 0, set_share_ = 0;
+  std::optional<ZipfSampler> sampler_;
+  uint64_t done_ = 0;
+};
+
+}  // namespace
+
+extern const TraceGenerator kCachebenchGenerator{
+    &cachebench_spec,
+    [](const TraceConfig& config) -> std::unique_ptr<TraceReader> {
+      const CachebenchConfig c = CachebenchConfig::from(config);
+      c.validate();
+      return with_arrivals(std::make_unique<CachebenchReader>(c), config);
+    },
+    [](const TraceConfig& config) {
+      return CachebenchConfig::from(config).identity() + arrivals_identity(config);
+    },
+    [](const TraceConfig& config) { CachebenchConfig::from(config).validate(); }};
+
+}  // namespace flashpq
