@@ -26,9 +26,10 @@ struct PolicyConfig {
 
 /// policy.segments, read by SLRU-L and GDSF-L: L, the number of segments of SLRU-L, the
 /// frequency cap of GDSF-L. Range [1, 64]. Default 3. FIFO and LRU (SLRU-1) do not read it.
-inline const KeySpec kSegmentsKey = key("policy.segments", ValueType::kInt)
-                                        .def("3")
-                                        .range(1, 64)
-                                        .desc("L: SLRU segments, GDSF frequency cap");
+inline const KeySpec kSegmentsKey =
+    key("policy.segments", ValueType::kInt)
+        .def("3")
+        .range(0, 64)
+        .desc("L: SLRU segments (1-64), GDSF frequency cap (0: none, classic GDSF)");
 
 }  // namespace flashpq

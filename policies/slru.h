@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 #include "policies/policy.h"
 
@@ -24,11 +25,19 @@ class SlruPolicy {
   }
   static constexpr PriorityKind kKind = PriorityKind::kRelative;
   /// Reads policy.segments (L). Throws std::invalid_argument if it is outside [1, 64].
+  /// Reads policy.segments (L). Throws std::invalid_argument if it is outside [1, 64].
   explicit SlruPolicy(const PolicyConfig& config)
-      : SlruPolicy(config.params.get<uint32_t>(kSegmentsKey)) {}
+      : SlruPolicy(checked(config.params.get<uint32_t>(kSegmentsKey))) {}
   /// SLRU-L. REQUIRES: segments in [1, 64].
   explicit SlruPolicy(uint32_t segments) : segments_(segments), inv_segments_(1.0 / segments) {}
   uint32_t grid() const { return segments_; }
+  static uint32_t checked(uint32_t segments) {
+    if (segments < 1) {
+      throw std::invalid_argument(
+          "key 'policy.segments': expected an integer in [1, 64] for slru, found '0'");
+    }
+    return segments;
+  }
 
   template <class Q>
   void on_insert(Q& q, ObjectTable&, Handle h) {

@@ -289,8 +289,9 @@ class RefGdsf : public RefCacheBase<RefGdsf> {
     Object& o = objects_[index_of(key)];
     ++o.n;
     o.priority =
-        clock_ + static_cast<double>(std::min<uint64_t>(cap_, o.n)) / static_cast<double>(o.size);
-    o.seq = next_seq_++;  // the tie-break of engine/exact/absolute_queue.h
+        clock_ + static_cast<double>(std::min<uint64_t>(cap_ == 0 ? UINT64_MAX : cap_, o.n)) /
+                     static_cast<double>(o.size);  // cap 0: none (classic GDSF)
+    o.seq = next_seq_++;                           // the tie-break of engine/exact/absolute_queue.h
   }
   void erase(uint64_t key) { objects_.erase(objects_.begin() + index_of(key)); }
   uint64_t evict() {

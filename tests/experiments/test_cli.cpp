@@ -201,7 +201,7 @@ TEST_CASE("flashpq run: a config error exits 2, names file:line and key, writes 
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("bad.yaml:8:"));
   CHECK_THAT(r.err, Contains("policy.segments"));
-  CHECK_THAT(r.err, Contains("[1, 64]"));
+  CHECK_THAT(r.err, Contains("[0, 64]"));
   CHECK_FALSE(fs::exists(dir.file("out.csv")));
   CHECK_FALSE(fs::exists(dir.file("results")));
 
@@ -394,7 +394,7 @@ TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]")
   CHECK_THAT(line_of("trace.path"), Contains("(required)"));
   CHECK_THAT(line_of("framework.block_size"), Contains("ripq, sipq:"));
   CHECK_THAT(line_of("cache.capacity"), Contains("0.1") && Contains("bytes or fraction"));
-  CHECK_THAT(line_of("policy.segments"), Contains(" 3 ") && Contains("1..64"));
+  CHECK_THAT(line_of("policy.segments"), Contains(" 3 ") && Contains("0..64"));
   CHECK_THAT(line_of("trace.format"), Contains("oracleGeneral") && Contains("csv"));
   CHECK_THAT(line_of("policy.name"), Contains("fifo|lru|slru|gdsf"));
   CHECK_THAT(line_of("warmup"), Contains(" 0 ") && Contains("[fraction]"));

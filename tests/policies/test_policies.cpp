@@ -212,7 +212,8 @@ uint64_t working_set(const std::vector<Request>& requests, bool unit_size) {
 const std::vector<PolicyConfig>& agreement_policies() {
   static const std::vector<PolicyConfig> policies = {
       policy_config("fifo"),    policy_config("lru"),     policy_config("slru", 3),
-      policy_config("slru", 2), policy_config("gdsf", 3), policy_config("gdsf", 1)};
+      policy_config("slru", 2), policy_config("gdsf", 3), policy_config("gdsf", 1),
+      policy_config("gdsf", 0)};
   return policies;
 }
 
@@ -269,10 +270,10 @@ TEST_CASE("policies agree with the reference models on adaptsize, on_size_change
 // objects and unit-size mode, under both size-change modes.
 TEST_CASE("policies agree with the reference models on random sequences", "[policies]") {
   const std::vector<PolicyConfig> policies = {
-      policy_config("fifo"),     policy_config("lru"),     policy_config("slru", 1),
-      policy_config("slru", 2),  policy_config("slru", 3), policy_config("slru", 5),
-      policy_config("slru", 64), policy_config("gdsf", 1), policy_config("gdsf", 2),
-      policy_config("gdsf", 3),  policy_config("gdsf", 64)};
+      policy_config("fifo"),     policy_config("lru"),      policy_config("slru", 1),
+      policy_config("slru", 2),  policy_config("slru", 3),  policy_config("slru", 5),
+      policy_config("slru", 64), policy_config("gdsf", 1),  policy_config("gdsf", 2),
+      policy_config("gdsf", 3),  policy_config("gdsf", 64), policy_config("gdsf", 0)};
   uint64_t seed = 1;
   for (const PolicyConfig& policy : policies) {
     for (bool unit_size : {false, true}) {
@@ -839,6 +840,29 @@ TEST_CASE("exact queues keep their invariants after every request", "[policies]"
     }
     CHECK(cache.evictions() > 0);
   }
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("classic GDSF (segments 0): frequency without a cap; SLRU refuses 0", "[policies]") {
+  // One object of size 1 hit 99 times: capped at L = 64 its priority stops at 64, classic GDSF
+  // keeps counting (n = 100).
+  CacheConfig config = cache_config(10, /*unit_size=*/false);
+  for (const uint32_t cap : {64u, 0u}) {
+    with_policy(policy_config("gdsf", cap), [&](auto p) {
+      with_framework(FrameworkConfig{}, config, std::move(p), [&](auto& cache) {
+        for (int i = 0; i < 100; ++i) cache.access(get(1, 1));
+        CHECK(gdsf_priority(cache, 1) == (cap == 0 ? 100.0 : 64.0));
+      });
+    });
+  }
+  CHECK_THROWS_WITH(check_policy(policy_config("slru", 0)),
+                    Catch::Contains("policy.segments") && Catch::Contains("slru"));
+  CHECK_NOTHROW(check_policy(policy_config("gdsf", 0)));
 }
 
 }  // namespace
