@@ -1,12 +1,16 @@
 // traces/object_sizes.cpp — sizes of generated objects (traces/object_sizes.h).
 #include "traces/object_sizes.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 
+#include "engine/key_set.h"
 #include "fmt/format.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 
@@ -28,7 +32,8 @@ double variate(uint64_t key, uint64_t seed, uint64_t i) {
 }
 
 const std::vector<std::string>& distribution_names() {
-  static const std::vector<std::string> names{"constant", "uniform", "lognormal", "pareto"};
+  static const std::vector<std::string> names{"constant", "uniform", "lognormal", "pareto",
+                                              "empirical"};
   return names;
 }
 
@@ -60,6 +65,16 @@ const KeySpec kSigma = key("trace.size_sigma", ValueType::kFloat)
                            .def("1")
                            .range(0, 10)
                            .desc("lognormal: sigma of the natural log of the size");
+const KeySpec kSizeTrace = key("trace.size_trace", ValueType::kPath)
+                               .strict_to_readers()
+                               .existing_file()
+                               .from("empirical sizes only")
+                               .units("path")
+                               .desc("empirical: the trace whose object sizes are drawn from");
+const KeySpec kSizeTraceFormat = key("trace.size_trace_format", ValueType::kString)
+                                     .strict_to_readers()
+                                     .def("oracleGeneral")
+                                     .desc("empirical: the format of trace.size_trace");
 const KeySpec kShape = key("trace.size_shape", ValueType::kFloat)
                            .strict_to_readers()
                            .def("1.5")
@@ -69,7 +84,8 @@ const KeySpec kShape = key("trace.size_shape", ValueType::kFloat)
 }  // namespace
 
 const std::vector<KeySpec>& object_size_keys() {
-  static const std::vector<KeySpec> keys{kDistribution, kSize, kSizeMin, kSizeMax, kSigma, kShape};
+  static const std::vector<KeySpec> keys{kDistribution, kSize,  kSizeMin,   kSizeMax,
+                                         kSigma,        kShape, kSizeTrace, kSizeTraceFormat};
   return keys;
 }
 
@@ -93,15 +109,26 @@ uint32_t ObjectSizes::drawn(uint64_t key) const {
     case SizeDistribution::kPareto:
       s = std::floor(static_cast<double>(size_min) * std::pow(variate(key, seed, 0), -1.0 / shape));
       break;
+    case SizeDistribution::kEmpirical: {
+      const std::vector<uint32_t>& v = *empirical;
+      const uint64_t bits = mix(mix(key ^ mix(seed + kSizeStream)));
+      return v[static_cast<size_t>((static_cast<unsigned __int128>(bits) * v.size()) >> 64)];
+    }
   }
   s = std::clamp(s, static_cast<double>(size_min), static_cast<double>(size_max));
   return static_cast<uint32_t>(s);
 }
 
 std::string ObjectSizes::identity() const {
-  return fmt::format("sizes={} size={} min={} max={} sigma={} shape={}",
-                     distribution_names()[static_cast<size_t>(distribution)], size, size_min,
-                     size_max, sigma, shape);
+  std::string id = fmt::format("sizes={} size={} min={} max={} sigma={} shape={}",
+                               distribution_names()[static_cast<size_t>(distribution)], size,
+                               size_min, size_max, sigma, shape);
+  if (distribution == SizeDistribution::kEmpirical) {
+    // The sizes themselves, not the path: the same distribution, the same identity.
+    id += fmt::format(" empirical={}:{:016x}", empirical->size(),
+                      XXH3_64bits(empirical->data(), empirical->size() * sizeof(uint32_t)));
+  }
+  return id;
 }
 
 void ObjectSizes::validate() const {
@@ -138,6 +165,32 @@ ObjectSizes ObjectSizes::from(const Params& p, uint64_t seed, uint64_t default_s
   s.sigma = p.get<double>(kSigma);
   s.shape = p.get<double>(kShape);
   s.seed = seed;
+  if (s.distribution == SizeDistribution::kEmpirical) {
+    if (!p.has(kSizeTrace.name)) {
+      throw std::invalid_argument(
+          "key 'trace.size_trace': expected the trace whose object sizes size_distribution "
+          "empirical draws from, found none");
+    }
+    s.size_trace = p.get<std::string>(kSizeTrace);
+    s.size_trace_format = p.get<std::string>(kSizeTraceFormat);
+    auto reader = open_trace(trace_file(s.size_trace, s.size_trace_format));
+    KeySet seen;
+    auto sizes = std::make_shared<std::vector<uint32_t>>();
+    std::vector<Request> batch(4096);
+    for (size_t n; (n = reader->read(batch)) != 0;) {
+      for (size_t i = 0; i < n; ++i) {
+        if (batch[i].op != Op::kDelete && seen.insert(batch[i].key)) {
+          sizes->push_back(batch[i].size_bytes);
+        }
+      }
+    }
+    if (sizes->empty()) {
+      throw std::invalid_argument("key 'trace.size_trace': expected a trace with objects, found '" +
+                                  s.size_trace + "' empty");
+    }
+    std::sort(sizes->begin(), sizes->end());
+    s.empirical = std::move(sizes);
+  }
   return s;
 }
 

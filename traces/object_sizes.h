@@ -12,10 +12,15 @@
 //               (the median) and sigma = trace.size_sigma (natural-log scale), clamped to
 //               [size_min, size_max];
 //   pareto      size_min · U^(−1/shape) (inversion of the Pareto CDF 1 − (x_m/x)^shape), shape
-//               = trace.size_shape, clamped to size_max.
+//               = trace.size_shape, clamped to size_max;
+//   empirical   the sizes of the objects of a trace file (trace.size_trace, read as
+//               trace.size_trace_format; each object's first-seen size, as the working set
+//               counts it): the key's variate picks one of them, so the generated objects'
+//               sizes follow that trace's object size distribution.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,7 +28,7 @@
 
 namespace flashpq {
 
-enum class SizeDistribution : uint8_t { kConstant, kUniform, kLognormal, kPareto };
+enum class SizeDistribution : uint8_t { kConstant, kUniform, kLognormal, kPareto, kEmpirical };
 
 /// The size keys of a generator's `trace:` section.
 struct ObjectSizes {
@@ -42,6 +47,10 @@ struct ObjectSizes {
   double shape = 1.5;
   /// The cell's seed.
   uint64_t seed = 1;
+  /// empirical: the trace file and its format, and its objects' sizes, sorted (shared between
+  /// copies; loaded by from()).
+  std::string size_trace, size_trace_format = "oracleGeneral";
+  std::shared_ptr<const std::vector<uint32_t>> empirical;
 
   /// The size of `key`'s object, in bytes, in [1, 2^32 − 1]. Inline for the constant case (a
   /// generator's every request asks).
@@ -54,7 +63,9 @@ struct ObjectSizes {
   /// sigma < 0, shape ≤ 0.
   void validate() const;
   /// Decodes the size keys of `params` with `seed`; `default_size` is the size (constant) or
-  /// median (lognormal) when trace.size is not written. Not validated.
+  /// median (lognormal) when trace.size is not written. Not validated, but an empirical
+  /// distribution's trace is read here (TraceError if it cannot be, std::invalid_argument if it
+  /// holds no object).
   static ObjectSizes from(const Params& params, uint64_t seed, uint64_t default_size = 4096);
 
  private:

@@ -188,7 +188,7 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
       "trace.rate", "trace.arrival", "trace.num_keys", "trace.get_ratio", "trace.set_ratio",
       "trace.del_ratio", "trace.key_size_range", "trace.key_size_range_probability",
       "trace.val_size_range", "trace.val_size_range_probability", "trace.popularity",
-      "trace.zipf_alpha"};
+      "trace.zipf_alpha", "trace.size_trace", "trace.size_trace_format"};
   for (const auto& k : experiment_schema()) {
     const std::string& key = k.spec.name;
     if (key == "trace.path") continue;

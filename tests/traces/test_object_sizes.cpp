@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <vector>
 
+#include "tests/test_util.h"
 #include "traces/object_sizes.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq {
 namespace {
@@ -82,6 +85,47 @@ TEST_CASE("object sizes: bad parameters are refused, quoting them", "[object_siz
   s.size_max = 20;
   s.shape = 0;
   CHECK_THROWS_WITH(s.validate(), Catch::Contains("trace.size_shape"));
+}
+
+}  // namespace
+}  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("object sizes: empirical sizes are a trace's object sizes, in its proportions",
+          "[object_sizes]") {
+  testing::TempDir dir;
+  TraceConfig c;
+  c.format = "generator";
+  c.params.set("trace.generator", "zipf");
+  c.params.set("trace.objects", 100'000);
+  c.params.set("trace.alpha", 0.0);
+  c.params.set("trace.requests", 400'000);
+  c.params.set("trace.size_distribution", "empirical");
+  // Objects 1..4 of sizes 10, 20, 20, 40 (first-seen: key 1's later 99 is ignored), a delete.
+  const std::string kv = dir.write("sizes.kv",
+                                   "key,op,size\n1,GET,10\n2,GET,20\n3,SET,20\n"
+                                   "4,GET,40\n1,GET,99\n9,DELETE,5\n");
+  c.params.set("trace.size_trace", kv);
+  c.params.set("trace.size_trace_format", "kvcache_csv");
+  auto reader = open_trace(c);
+  std::vector<Request> batch(4096);
+  std::map<uint64_t, uint32_t> size_of;
+  for (size_t n; (n = reader->read(batch)) != 0;) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto [it, fresh] = size_of.emplace(batch[i].key, batch[i].size_bytes);
+      REQUIRE(it->second == batch[i].size_bytes);
+    }
+  }
+  std::map<uint32_t, double> share;
+  for (const auto& [k, s] : size_of) share[s] += 1.0 / static_cast<double>(size_of.size());
+  REQUIRE(share.size() == 3);  // 10, 20, 40: never 99 (not first-seen) nor 5 (a delete)
+  CHECK(share[10] == Approx(0.25).margin(0.01));
+  CHECK(share[20] == Approx(0.50).margin(0.01));
+  CHECK(share[40] == Approx(0.25).margin(0.01));
+  c.params.set("trace.size_trace", dir.write("empty.kv", "key,op,size\n"));
+  CHECK_THROWS_WITH(open_trace(c), Catch::Contains("trace.size_trace"));
 }
 
 }  // namespace
