@@ -25,6 +25,7 @@ namespace flashpq {
   X(kMsrFormat)                  \
   X(kCachelibBlockFormat)        \
   X(kFpqFormat)                  \
+  X(kLcsFormat)                  \
   X(kGeneratorFormat)
 
 #define FLASHPQ_DECLARE(format) extern const TraceFormat format;
