@@ -867,3 +867,72 @@ TEST_CASE("classic GDSF (segments 0): frequency without a cap; SLRU refuses 0", 
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+// Classic GDSF (segments 0) on the exact queue against libCacheSim's GDSF: the miss ratios its
+// cachesim printed (4 decimals) at commit aa0fc40 (the commit of ../shared/traces/README.md),
+// `cachesim TRACE oracleGeneral gdsf 0.01,0.05,0.1,0.2` (w106 with --ignore-obj-size 1), each
+// cache the fraction of the working set as libCacheSim sizes it. Object and byte miss ratios.
+struct LibCacheSimRow {
+  double fraction, miss, byte_miss;
+};
+
+void check_against_libcachesim(const std::vector<Request>& trace, bool unit_size,
+                               const std::vector<LibCacheSimRow>& rows) {
+  const uint64_t wss = working_set(trace, unit_size);
+  for (const LibCacheSimRow& row : rows) {
+    const auto capacity = static_cast<uint64_t>(row.fraction * static_cast<double>(wss));
+    with_policy(policy_config("gdsf", 0), [&](auto p) {
+      with_framework(FrameworkConfig{}, cache_config(capacity, unit_size), std::move(p),
+                     [&](auto& cache) {
+                       double hits = 0, hit_bytes = 0, bytes = 0;
+                       for (const Request& r : trace) {
+                         const bool hit = cache.access(r);
+                         hits += hit;
+                         hit_bytes += hit ? r.size_bytes : 0;
+                         bytes += r.size_bytes;
+                       }
+                       const double n = static_cast<double>(trace.size());
+                       INFO("fraction " << row.fraction);
+                       // libCacheSim prints 4 decimals: the object miss ratio is equal within
+                       // its rounding; the byte miss ratio too but for cloudPhysicsIO at 0.2
+                       // (0.85001 here against 0.8501): within 0.0002, where the target is 0.01.
+                       CHECK(std::abs((1 - hits / n) - row.miss) <= 0.00006);
+                       CHECK(std::abs((1 - hit_bytes / bytes) - row.byte_miss) <= 0.0002);
+                     });
+    });
+  }
+}
+
+TEST_CASE("classic GDSF matches libCacheSim's GDSF on the bundled trace", "[policies]") {
+  const auto& trace =
+      load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", SIZE_MAX);
+  check_against_libcachesim(trace, false,
+                            {{0.01, 0.6724, 0.7250},
+                             {0.05, 0.6021, 0.6658},
+                             {0.1, 0.5799, 0.6395},
+                             {0.2, 0.5626, 0.6111}});
+}
+
+#ifdef FLASHPQ_SHARED_TRACES
+TEST_CASE("classic GDSF matches libCacheSim's GDSF on cloudPhysicsIO and w106", "[policies]") {
+  check_against_libcachesim(
+      load_trace(FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.oracleGeneral.bin", SIZE_MAX),
+      false,
+      {{0.01, 0.8209, 0.9796},
+       {0.05, 0.7919, 0.9688},
+       {0.1, 0.7582, 0.9509},
+       {0.2, 0.6565, 0.8501}});
+  check_against_libcachesim(
+      load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", SIZE_MAX), true,
+      {{0.01, 0.1921, 0.1921},
+       {0.05, 0.1269, 0.1269},
+       {0.1, 0.0790, 0.0790},
+       {0.2, 0.0624, 0.0624}});
+}
+#endif
+
+}  // namespace
+}  // namespace flashpq
