@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -386,6 +387,14 @@ extern const TraceFormat kFpqFormat{
       return std::make_unique<FpqReader>(config.path(), config.params.get<bool>(kPreload));
     },
     [](const TraceConfig& config) { return file_content_hash(config.path()); },
-    [](const TraceConfig&) {}};
+    // The header against the file's size, before anything runs (a truncated file, a count
+    // that lies).
+    [](const TraceConfig& config) {
+      try {
+        (void)read_fpq_header(config.path());
+      } catch (const TraceError& e) {
+        throw std::invalid_argument(std::string("key 'trace.path': ") + e.what());
+      }
+    }};
 
 }  // namespace flashpq

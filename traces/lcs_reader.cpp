@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,13 @@ extern const TraceFormat kLcsFormat{
       return std::make_unique<LcsReader>(config.path());
     },
     [](const TraceConfig& config) { return file_content_hash(config.path()); },
-    [](const TraceConfig&) {}};
+    // The header (and for a plain file its size) before anything runs.
+    [](const TraceConfig& config) {
+      try {
+        LcsReader check(config.path());
+      } catch (const TraceError& e) {
+        throw std::invalid_argument(std::string("key 'trace.path': ") + e.what());
+      }
+    }};
 
 }  // namespace flashpq

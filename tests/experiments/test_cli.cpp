@@ -500,6 +500,22 @@ TEST_CASE("flashpq trace info: the mix, sizes, one-hit wonders, reuse and Zipf f
   CHECK(std::stod(z.out.substr(at + 11)) == Approx(1.2).margin(0.03));
 }
 
+TEST_CASE("flashpq run: a truncated .fpq exits 2 before any cell, naming file and record",
+          "[cli]") {
+  TempDir dir;
+  const Result c = flashpq(dir, "trace convert " + std::string(FLASHPQ_SOURCE_DIR) +
+                                    "/traces/data/adaptsize-request.oracleGeneral.zst a.fpq");
+  REQUIRE(c.status == 0);
+  std::string bytes = slurp(dir.file("a.fpq"));
+  dir.write("cut.fpq", bytes.substr(0, 5000));
+  dir.write("e.yaml", "trace: {path: cut.fpq, format: fpq}\ncache: {capacity: 0.1}\n");
+  const Result r = flashpq(dir, "run e.yaml -o out.csv");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("e.yaml:1") && Contains("cut.fpq: truncated") &&
+                        Contains("record 37 at byte offset 4984"));
+  CHECK_FALSE(fs::exists(dir.file("out.csv")));
+}
+
 TEST_CASE("flashpq trace bench reads a generator whole: its requests and their checksum", "[cli]") {
   TempDir dir;
   const Result r = flashpq(dir,
