@@ -14,6 +14,10 @@
 //                      once when it generates its key space), here from a hash of the key and
 //                      the seed, so no table is kept. The request's size is key size + value
 //                      size, the bytes the item takes in the cache;
+//   size_distribution and the other size keys of traces/object_sizes.h
+//                      when size_distribution is not constant or trace.size is written: the
+//                      value sizes come from them instead of val_size_range (lognormal, pareto,
+//                      empirical values with CacheBench's key sizes);
 //   popularity         uniform ("range", CacheBench's default) or zipf with zipf_alpha over the
 //                      key indexes (scattered by the mix, as the zipf generator's);
 //   requests           requests yielded (numOps × numThreads in CacheBench).
@@ -30,6 +34,7 @@
 #include "fmt/format.h"
 #include "sim/rng.h"
 #include "traces/generator.h"
+#include "traces/object_sizes.h"
 #include "traces/zipf.h"
 
 namespace flashpq {
@@ -158,18 +163,14 @@ const KeySpec kZipfAlpha = key("trace.zipf_alpha", ValueType::kFloat)
 
 const ComponentSpec& cachebench_spec() {
   static const ComponentSpec spec = [] {
-    // trace.requests first: the column order of the keys the generators share stays as it was.
-    std::vector<KeySpec> keys{generator_requests_key(),
-                              kNumKeys,
-                              kGet,
-                              kSet,
-                              kDel,
-                              kKeyRange,
-                              kKeyProb,
-                              kValRange,
-                              kValProb,
-                              kPopularity,
-                              kZipfAlpha};
+    // trace.requests and the size keys first: the column order of the keys the generators
+    // share stays as it was.
+    std::vector<KeySpec> keys{generator_requests_key()};
+    for (const KeySpec& k : object_size_keys()) keys.push_back(k);
+    for (const KeySpec& k : {kNumKeys, kGet, kSet, kDel, kKeyRange, kKeyProb, kValRange, kValProb,
+                             kPopularity, kZipfAlpha}) {
+      keys.push_back(k);
+    }
     for (const KeySpec& k : generator_time_keys()) keys.push_back(k);
     return ComponentSpec{"cachebench",
                          "CacheBench's stressor shape: op ratios, piecewise-uniform key and "
@@ -188,6 +189,9 @@ struct CachebenchConfig {
   std::string key_range, key_prob, val_range, val_prob;
   bool zipf = false;
   double alpha = 0.9;
+  /// Value sizes from the object size keys instead of val_size_range.
+  bool object_sizes = false;
+  ObjectSizes sizes;
 
   static CachebenchConfig from(const TraceConfig& config) {
     const Params& p = config.params;
@@ -204,6 +208,9 @@ struct CachebenchConfig {
     c.zipf = p.get<std::string>(kPopularity) == "zipf";
     c.alpha = p.get<double>(kZipfAlpha);
     c.seed = config.seed;
+    c.sizes = ObjectSizes::from(p, config.seed);
+    c.object_sizes = c.sizes.distribution != SizeDistribution::kConstant ||
+                     p.has(object_size_keys()[1].name);  // trace.size written
     return c;
   }
   void validate() const {
@@ -213,13 +220,14 @@ struct CachebenchConfig {
     }
     (void)Piecewise(kKeyRange.name, key_range, kKeyProb.name, key_prob);
     (void)Piecewise(kValRange.name, val_range, kValProb.name, val_prob);
+    if (object_sizes) sizes.validate();
   }
   std::string identity() const {
     return fmt::format(
         "cachebench keys={} requests={} get={} set={} del={} key={}/{} val={}/{} zipf={} "
-        "alpha={} seed={} stream={}",
+        "alpha={} seed={} stream={}{}",
         num_keys, requests, get, set, del, key_range, key_prob, val_range, val_prob, zipf, alpha,
-        seed, RngStream::kCachebenchStream);
+        seed, RngStream::kCachebenchStream, object_sizes ? " values " + sizes.identity() : "");
   }
 };
 
@@ -246,8 +254,10 @@ class CachebenchReader final : public TraceReader {
                                                   : Op::kDelete;
       const uint64_t index = sampler_ ? (*sampler_)(uniform)-1 : rng_.below(c_.num_keys);
       const uint64_t k = mix(index);
-      const uint64_t size = keys_(key_variate(k, c_.seed, 1), key_variate(k, c_.seed, 2)) +
-                            values_(key_variate(k, c_.seed, 3), key_variate(k, c_.seed, 4));
+      const uint64_t value = c_.object_sizes
+                                 ? c_.sizes.of(k)
+                                 : values_(key_variate(k, c_.seed, 3), key_variate(k, c_.seed, 4));
+      const uint64_t size = keys_(key_variate(k, c_.seed, 1), key_variate(k, c_.seed, 2)) + value;
       out[i] = Request{0, k, static_cast<uint32_t>(std::min<uint64_t>(size, 0xFFFFFFFFull)), op};
     }
     done_ += n;

@@ -92,6 +92,21 @@ TEST_CASE("cachebench: key sizes follow their intervals", "[cachebench]") {
   }
 }
 
+TEST_CASE("cachebench: value sizes from the object size keys", "[cachebench]") {
+  TraceConfig c = simple_test(100'000);
+  c.params.set("trace.key_size_range", "10,11");  // every key 10 bytes
+  c.params.set("trace.key_size_range_probability", "1");
+  c.params.set("trace.size", 500);  // written: constant values of 500 bytes
+  for (const Request& r : read_all(c)) REQUIRE(r.size_bytes == 510);
+  c.params.set("trace.size_distribution", "uniform");
+  c.params.set("trace.size_min", 100);
+  c.params.set("trace.size_max", 200);
+  for (const Request& r : read_all(c)) {
+    REQUIRE(r.size_bytes >= 110);
+    REQUIRE(r.size_bytes <= 210);
+  }
+}
+
 TEST_CASE("cachebench: zipf popularity, seeds, and bad lists", "[cachebench]") {
   TraceConfig z = simple_test(500'000);
   z.params.set("trace.popularity", "zipf");
