@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config make
-  libboost-dev libcli11-dev libyaml-cpp-dev libzstd-dev libfmt-dev libxxhash-dev catch2
+  libboost-dev libcli11-dev libyaml-cpp-dev libzstd-dev zlib1g-dev libfmt-dev libxxhash-dev catch2
   liburing-dev libblkid-dev
   # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
   # comparison, nvme-cli for the drive's write counters

@@ -1,5 +1,6 @@
 #include "traces/zstd_stream.h"
 
+#include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -33,6 +34,11 @@ void ByteStream::DCtxFreer::operator()(ZSTD_DCtx_s* d) const {
   ZSTD_freeDCtx(d);
 }
 
+void ByteStream::InflateEnder::operator()(z_stream_s* z) const {
+  inflateEnd(z);
+  delete z;
+}
+
 ByteStream::ByteStream(const std::string& path) : path_(path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
@@ -49,6 +55,14 @@ ByteStream::ByteStream(const std::string& path) : path_(path) {
       dctx_.reset(ZSTD_createDCtx());
       if (!dctx_) throw TraceError(path_ + ": cannot allocate a zstd decompression context");
       in_.resize(std::max<size_t>(ZSTD_DStreamInSize(), 128 * 1024));
+    } else if (in_[0] == 0x1f && in_[1] == 0x8b) {
+      gzip_.reset(new z_stream_s{});
+      // 15 + 16: a gzip wrapper only (RFC 1952), the largest window.
+      if (inflateInit2(gzip_.get(), 15 + 16) != Z_OK) {
+        gzip_.release();
+        throw TraceError(path_ + ": cannot allocate a gzip decompression stream");
+      }
+      in_.resize(128 * 1024);
     }
   }
 }
@@ -81,7 +95,7 @@ size_t ByteStream::read_file(void* dst, size_t n) {
 
 size_t ByteStream::read(void* dst, size_t n) {
   if (done_ || n == 0) return 0;
-  return dctx_ ? read_zstd(dst, n) : read_plain(dst, n);
+  return dctx_ ? read_zstd(dst, n) : gzip_ ? read_gzip(dst, n) : read_plain(dst, n);
 }
 
 size_t ByteStream::read_plain(void* dst, size_t n) {
@@ -136,6 +150,45 @@ size_t ByteStream::read_zstd(void* dst, size_t n) {
     }
   }
   return out.pos;
+}
+
+size_t ByteStream::read_gzip(void* dst, size_t n) {
+  z_stream_s& z = *gzip_;
+  z.next_out = static_cast<Bytef*>(dst);
+  z.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+  const uInt want = z.avail_out;
+  while (z.avail_out > 0) {
+    if (in_pos_ == in_size_) {
+      if (file_eof_) {
+        if (member_open_) {
+          throw TraceError(path_ +
+                           ": truncated gzip member: the file ends at compressed byte "
+                           "offset " +
+                           std::to_string(file_offset()) + " before the member is complete");
+        }
+        done_ = true;
+        break;
+      }
+      in_file_offset_ += in_size_;
+      in_pos_ = 0;
+      in_size_ = read_file(in_.data(), in_.size());
+      continue;
+    }
+    z.next_in = in_.data() + in_pos_;
+    z.avail_in = static_cast<uInt>(in_size_ - in_pos_);
+    const int ret = inflate(&z, Z_NO_FLUSH);
+    in_pos_ = in_size_ - z.avail_in;
+    member_open_ = true;
+    if (ret == Z_STREAM_END) {
+      // A member ends; another may follow (concatenated gzip files decode as one stream).
+      member_open_ = false;
+      if (inflateReset(&z) != Z_OK) throw TraceError(path_ + ": cannot reset the gzip stream");
+    } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+      throw TraceError(path_ + ": corrupt gzip data at compressed byte offset " +
+                       std::to_string(file_offset()) + ": " + (z.msg ? z.msg : "zlib error"));
+    }
+  }
+  return want - z.avail_out;
 }
 
 }  // namespace flashpq

@@ -1,9 +1,11 @@
-// traces/zstd_stream.h — a streaming byte source that transparently decompresses zstd.
+// traces/zstd_stream.h — a streaming byte source that transparently decompresses zstd or gzip.
 //
-// Every trace reader reads its file through a ByteStream, so any format can be stored plain or
-// zstd-compressed. Compression is detected from the file's first four bytes (the zstd frame
+// Every trace reader reads its file through a ByteStream, so any format can be stored plain,
+// zstd- or gzip-compressed. Compression is detected from the file's first bytes (the zstd frame
 // magic number 0xFD2FB528, little-endian, RFC 8878 section 3.1.1; skippable-frame magics
-// 0x184D2A50..0x184D2A5F are accepted too), never from the file name. This mirrors what
+// 0x184D2A50..0x184D2A5F are accepted too; gzip's 0x1f 0x8b, RFC 1952 section 2.3.1, decoded
+// with zlib, concatenated members one after the other as gzip -d does), never from the file
+// name. This mirrors what
 // libCacheSim does for `.zst` traces in libCacheSim/traceReader/generalReader/zstdReader.c,
 // except that libCacheSim decides by the file extension.
 #pragma once
@@ -16,6 +18,7 @@
 #include <vector>
 
 struct ZSTD_DCtx_s;
+struct z_stream_s;
 
 namespace flashpq {
 
@@ -68,15 +71,20 @@ class ByteStream {
   struct DCtxFreer {
     void operator()(ZSTD_DCtx_s* d) const;
   };
+  struct InflateEnder {
+    void operator()(z_stream_s* z) const;
+  };
 
   // Reads up to `n` bytes of the raw file into `dst`; returns fewer only at end of file.
   size_t read_file(void* dst, size_t n);
   size_t read_plain(void* dst, size_t n);
   size_t read_zstd(void* dst, size_t n);
+  size_t read_gzip(void* dst, size_t n);
 
   std::string path_;
   std::unique_ptr<std::FILE, FileCloser> file_;
   std::unique_ptr<ZSTD_DCtx_s, DCtxFreer> dctx_;
+  std::unique_ptr<z_stream_s, InflateEnder> gzip_;
   // Raw file bytes read but not yet consumed: the sniffed magic bytes for a plain file, the
   // compressed input window for a zstd file. Valid range is [in_pos_, in_size_).
   std::vector<unsigned char> in_;
@@ -88,6 +96,8 @@ class ByteStream {
   bool done_ = false;
   // Last return value of ZSTD_decompressStream: 0 once a frame is fully decoded and flushed.
   size_t frame_hint_ = 0;
+  // gzip: a member has begun and not ended.
+  bool member_open_ = false;
 };
 
 }  // namespace flashpq

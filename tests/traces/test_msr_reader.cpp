@@ -2,7 +2,10 @@
 // hand from the MSR Cambridge trace format, times and keys computed by hand (filetime ticks of
 // 100 ns from the first row; key = disk × 2^48 + offset), the same requests as a generic CSV,
 // split into pages by split_blocks, and malformed rows as errors.
+#include <zlib.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "tests/traces/format_test_util.h"
 
@@ -59,6 +62,38 @@ TEST_CASE("msr: split_blocks turns block I/O into page requests", "[msr]") {
   CHECK(p[5].key == (uint64_t{1} << 48) / 4096);
   CHECK(p[6].key == 2);
   CHECK(p[7].key == 3);
+}
+
+// `text` gzip-compressed (one member), by zlib's gz* functions.
+std::string gzip(const TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir.file(name);
+  gzFile f = gzopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  REQUIRE(gzwrite(f, text.data(), static_cast<unsigned>(text.size())) ==
+          static_cast<int>(text.size()));
+  REQUIRE(gzclose(f) == Z_OK);
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("msr: gzip-compressed, one member or several, reads as plain", "[msr]") {
+  TempDir dir;
+  std::ifstream in(kFixtures + "/msr.csv", std::ios::binary);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  gzip(dir, "msr.csv.gz", text);
+  const auto plain = read_all(trace_file(kFixtures + "/msr.csv", "msr"));
+  CHECK(same(read_all(trace_file(dir.file("msr.csv.gz"), "msr")), plain));
+  // Two members (the first rows, then the rest) decode as one stream, as gzip -d does.
+  const size_t cut = text.find('\n', text.size() / 2) + 1;
+  const std::string both =
+      gzip(dir, "a.gz", text.substr(0, cut)) + gzip(dir, "b.gz", text.substr(cut));
+  dir.write("two.csv.gz", both);
+  CHECK(same(read_all(trace_file(dir.file("two.csv.gz"), "msr")), plain));
+  // Cut short: an error naming the compressed byte offset.
+  const std::string one = gzip(dir, "c.gz", text);
+  dir.write("cut.csv.gz", one.substr(0, one.size() - 12));
+  CHECK_THROWS_WITH(read_all(trace_file(dir.file("cut.csv.gz"), "msr")),
+                    Catch::Contains("truncated gzip member"));
 }
 
 TEST_CASE("msr: malformed rows are errors naming file, line and field", "[msr]") {
