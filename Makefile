@@ -32,7 +32,7 @@ demo: build
 PAPER := results/paper
 paper: build
 	@mkdir -p $(PAPER)
-	for m in fig2 fig8 fig9 cache_size block_size; do \
+	for m in fig2 fig8 fig8_generated fig9 cache_size block_size; do \
 	  ./$(BUILD)/flashpq run experiments/paper/$$m.yaml -o $(PAPER)/$$m.csv --progress 60 || exit $$?; \
 	done
 	for ext in png pdf; do \
