@@ -848,7 +848,7 @@ TEST_CASE("exact queues keep their invariants after every request", "[policies]"
 namespace flashpq {
 namespace {
 
-TEST_CASE("classic GDSF (segments 0): frequency without a cap; SLRU refuses 0", "[policies]") {
+TEST_CASE("classic GDSF (segments 0): frequency without a cap, and SLRU refuses 0", "[policies]") {
   // One object of size 1 hit 99 times: capped at L = 64 its priority stops at 64, classic GDSF
   // keeps counting (n = 100).
   CacheConfig config = cache_config(10, /*unit_size=*/false);
