@@ -13,6 +13,16 @@
 
 namespace flashpq {
 
+/// The splitmix64 finalizer (Steele, Lea & Flood, OOPSLA 2014): a bijection on 64-bit words
+/// that scatters its input's bits. Seeds the streams below; the generators scramble keys and
+/// draw per-key sizes with it (engine/key_hash.h's mix64 is MurmurHash3's fmix64, another
+/// function).
+inline uint64_t splitmix64_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 /// A seeded pseudo-random stream: xoshiro256** 1.0 (Blackman & Vigna, "Scrambled linear
 /// pseudorandom number generators", ACM TOMS 47(4), 2021), its state filled by splitmix64 (Steele,
 /// Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014) from the cell's
@@ -42,7 +52,7 @@ class RngStream {
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is
     // mixed in by one splitmix64 step of its own (an odd multiplier keeps it a bijection).
-    uint64_t x = seed ^ mix(stream * 0x9E3779B97F4A7C15ull + 0xD1B54A32D192ED03ull);
+    uint64_t x = seed ^ splitmix64_mix(stream * 0x9E3779B97F4A7C15ull + 0xD1B54A32D192ED03ull);
     for (uint64_t& w : s_) w = splitmix64(x);
   }
 
@@ -70,12 +80,7 @@ class RngStream {
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  static uint64_t mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  static uint64_t splitmix64(uint64_t& x) { return mix(x += 0x9E3779B97F4A7C15ull); }
+  static uint64_t splitmix64(uint64_t& x) { return splitmix64_mix(x += 0x9E3779B97F4A7C15ull); }
 
   uint64_t s_[4];
 };

@@ -41,15 +41,11 @@ namespace flashpq {
 
 namespace {
 
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Uniform in [0, 1) from a key, the seed and a salt: a key's sizes, fixed per key.
 double key_variate(uint64_t key, uint64_t seed, uint64_t salt) {
-  return static_cast<double>(mix(mix(key ^ mix(seed + salt)) + salt) >> 11) * 0x1.0p-53;
+  return static_cast<double>(
+             splitmix64_mix(splitmix64_mix(key ^ splitmix64_mix(seed + salt)) + salt) >> 11) *
+         0x1.0p-53;
 }
 
 // "1,8,64" -> {1, 8, 64}. Throws naming `key`.
@@ -253,7 +249,7 @@ class CachebenchReader final : public TraceReader {
                     : u < get_share_ + set_share_ ? Op::kSet
                                                   : Op::kDelete;
       const uint64_t index = sampler_ ? (*sampler_)(uniform)-1 : rng_.below(c_.num_keys);
-      const uint64_t k = mix(index);
+      const uint64_t k = splitmix64_mix(index);
       const uint64_t value = c_.object_sizes
                                  ? c_.sizes.of(k)
                                  : values_(key_variate(k, c_.seed, 3), key_variate(k, c_.seed, 4));

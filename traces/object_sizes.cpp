@@ -10,6 +10,7 @@
 
 #include "engine/key_set.h"
 #include "fmt/format.h"
+#include "sim/rng.h"
 #include "traces/trace_reader.h"
 
 namespace flashpq {
@@ -19,15 +20,10 @@ namespace {
 constexpr uint64_t kMaxSize = 0xFFFFFFFFull;
 constexpr uint64_t kSizeStream = 0x5172E5u;  // mixed into the key's variates
 
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // The i-th uniform variate of `key` in (0, 1): never 0, so logarithms stay finite.
 double variate(uint64_t key, uint64_t seed, uint64_t i) {
-  const uint64_t bits = mix(mix(key ^ mix(seed + kSizeStream)) + i * 0x9E3779B97F4A7C15ull);
+  const uint64_t bits = splitmix64_mix(splitmix64_mix(key ^ splitmix64_mix(seed + kSizeStream)) +
+                                       i * 0x9E3779B97F4A7C15ull);
   return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
 }
 
@@ -96,7 +92,8 @@ uint32_t ObjectSizes::drawn(uint64_t key) const {
       return static_cast<uint32_t>(size);
     case SizeDistribution::kUniform: {
       const uint64_t span = size_max - size_min + 1;
-      const uint64_t bits = mix(mix(key ^ mix(seed + kSizeStream)));
+      const uint64_t bits =
+          splitmix64_mix(splitmix64_mix(key ^ splitmix64_mix(seed + kSizeStream)));
       return static_cast<uint32_t>(
           size_min + static_cast<uint64_t>((static_cast<unsigned __int128>(bits) * span) >> 64));
     }
@@ -111,7 +108,8 @@ uint32_t ObjectSizes::drawn(uint64_t key) const {
       break;
     case SizeDistribution::kEmpirical: {
       const std::vector<uint32_t>& v = *empirical;
-      const uint64_t bits = mix(mix(key ^ mix(seed + kSizeStream)));
+      const uint64_t bits =
+          splitmix64_mix(splitmix64_mix(key ^ splitmix64_mix(seed + kSizeStream)));
       return v[static_cast<size_t>((static_cast<unsigned __int128>(bits) * v.size()) >> 64)];
     }
   }

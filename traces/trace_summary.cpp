@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/key_hash.h"
 #include "fmt/format.h"
 #include "traces/prefetch_reader.h"
 
@@ -29,8 +30,8 @@ class KeyStats {
       zero_last_ = index;
       return prev;
     }
-    size_t mask = keys_.size() - 1;
-    size_t i = static_cast<size_t>(mix(key)) & mask;
+    const size_t mask = keys_.size() - 1;
+    size_t i = home(key, keys_.size());
     while (keys_[i] != 0 && keys_[i] != key) i = (i + 1) & mask;
     if (keys_[i] == key) {
       const uint64_t prev = last_[i];
@@ -56,10 +57,10 @@ class KeyStats {
   }
 
  private:
-  static uint64_t mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+  // The slot where `key`'s probe starts among `slots` (a power of two): the top bits of
+  // hash_key, as KeySet takes them (engine/key_set.h).
+  static size_t home(uint64_t key, size_t slots) {
+    return static_cast<size_t>(hash_key(key) >> (64 - std::countr_zero(slots)));
   }
   void grow() {
     std::vector<uint64_t> keys(keys_.size() * 2, 0), last(keys_.size() * 2, 0);
@@ -67,7 +68,7 @@ class KeyStats {
     const size_t mask = keys.size() - 1;
     for (size_t j = 0; j < keys_.size(); ++j) {
       if (keys_[j] == 0) continue;
-      size_t i = static_cast<size_t>(mix(keys_[j])) & mask;
+      size_t i = home(keys_[j], keys.size());
       while (keys[i] != 0) i = (i + 1) & mask;
       keys[i] = keys_[j];
       count[i] = count_[j];

@@ -20,12 +20,6 @@ double helper2(double x) {
   return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x));
 }
 
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 const KeySpec kObjects = key("trace.objects", ValueType::kInt)
                              .strict_to_readers()
                              .def("1000000")
@@ -73,7 +67,7 @@ class ZipfReader final : public TraceReader {
     auto uniform = [this] { return rng_.uniform(); };
     for (size_t i = 0; i < n; ++i) {
       const uint64_t rank = c_.alpha == 0 ? 1 + rng_.below(c_.objects) : sampler_(uniform);
-      const uint64_t k = c_.scramble ? mix(rank) : rank;
+      const uint64_t k = c_.scramble ? splitmix64_mix(rank) : rank;
       out[i] = Request{0, k, c_.sizes.of(k), Op::kGet};
     }
     done_ += n;

@@ -5,10 +5,10 @@
 // variates from monotone discrete distributions", ACM TOMACS 6(3), 1996; as in Apache Commons
 // RNG's RejectionInversionZipfSampler): exact for every alpha ≥ 0 and N, O(1) expected time per
 // draw, no table. Uniform variates come from the cell seed's stream RngStream::kZipfStream. With
-// `scramble` (the default) rank k becomes key mix(k) (the splitmix64 finalizer, a bijection on
-// 64-bit words), so the hot keys are scattered over the key space as in YCSB's scrambled
-// zipfian; without it the key is the rank. Each request is a get (a miss inserts, read-through),
-// its size the key's object size (traces/object_sizes.h), its time 0.
+// `scramble` (the default) rank k becomes key splitmix64_mix(k) (the splitmix64 finalizer,
+// sim/rng.h, a bijection on 64-bit words), so the hot keys are scattered over the key space as in
+// YCSB's scrambled zipfian; without it the key is the rank. Each request is a get (a miss inserts,
+// read-through), its size the key's object size (traces/object_sizes.h), its time 0.
 #pragma once
 
 #include <cmath>
