@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "fmt/format.h"
+#include "sim/rng.h"
 
 namespace flashpq {
 
@@ -15,15 +16,9 @@ namespace {
 
 constexpr size_t kBatch = 4096;
 
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // The i-th derived key of `key` (i ≥ 1): amplify_keys' copies, repeat's fresh laps.
 uint64_t derived_key(uint64_t key, uint64_t i) {
-  return mix(key ^ mix(i * 0x9E3779B97F4A7C15ull + 0xA0761D6478BD642Full));
+  return splitmix64_mix(key ^ splitmix64_mix(i * 0x9E3779B97F4A7C15ull + 0xA0761D6478BD642Full));
 }
 
 // A transform's reader: the one before it, wrapped. path() names the source.
@@ -441,23 +436,10 @@ std::vector<TransformSpec> parse_transforms(const std::string& text) {
       }
       spec.params.set(k, word.substr(eq + 1));
     }
-    // Every key's value (and every required key) checked now, before anything runs.
+    // Every key's value (and every required key) checked now, before anything runs: the
+    // transform is built once on no source, reading its keys as it will.
     try {
-      for (const KeySpec& s : t.keys) {
-        if (s.type == ValueType::kFloat) {
-          (void)spec.params.get<double>(s);
-        } else if (s.type == ValueType::kInt || s.type == ValueType::kSize) {
-          (void)spec.params.get<uint64_t>(s);
-        } else if (s.type == ValueType::kBool) {
-          (void)spec.params.get<bool>(s);
-        } else {
-          (void)spec.params.get<std::string>(s);
-        }
-      }
-      if (spec.name == "filter_ops") (void)ops_mask(spec.params.get<std::string>(kKeep));
-      if (spec.name == "fast_forward") {
-        (void)wrap_fast_forward(nullptr, spec.params, {});
-      }
+      (void)t.wrap(nullptr, spec.params, {});
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("key 'trace.transforms': transform {} ({}): {}",
                                               position, spec.name, e.what()));
