@@ -170,6 +170,7 @@ class FpqReader final : public TraceReader {
     return n;
   }
   const std::string& path() const override { return path_; }
+  const FpqHeader& header() const { return header_; }
 
  private:
   std::string path_;
@@ -224,15 +225,7 @@ class AtomicFile {
 }  // namespace
 
 FpqHeader read_fpq_header(const std::string& path) {
-  FpqReader r(path, false);
-  (void)r;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw TraceError("cannot open trace '" + path + "': " + errno_text());
-  std::vector<unsigned char> h(FpqHeader::kHeaderBytes);
-  if (std::fread(h.data(), 1, h.size(), f.get()) != h.size()) {
-    throw TraceError(path + ": cannot read the header");
-  }
-  return decode_header(h.data(), path);
+  return FpqReader(path, false).header();
 }
 
 FpqHeader write_fpq(TraceReader& in, const std::string& path, const std::string& description) {
