@@ -38,6 +38,7 @@
 #include "experiments/sweep.h"
 #include "fmt/format.h"
 #include "traces/fpq.h"
+#include "traces/generator.h"
 #include "traces/summary_cache.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_summary.h"
@@ -94,6 +95,15 @@ std::string describe_trace(const std::string& path, const std::string& format,
       path, format, s.requests, s.unique_objects, s.working_set_bytes, s.gets, s.sets, s.deletes,
       q[0], q[1], q[2], s.max_object_bytes, s.one_hit_wonders, 100 * one_hit, seconds, s.zipf_alpha,
       TraceSummary::kZipfFitRanks, reuse.empty() ? "-" : reuse, s.content_hash, where);
+}
+
+// The trace a command names: "generator:NAME", or a file in `format`.
+TraceConfig trace_source(const std::string& source, const std::string& format) {
+  if (!source.starts_with("generator:")) return trace_file(source, format);
+  TraceConfig t;
+  t.format = "generator";
+  t.params.set(generator_key().name, source.substr(10));
+  return t;
 }
 
 // Sets each "trace.KEY=VALUE" of `sets` in `t`; false (after saying why) for another form.
@@ -440,14 +450,7 @@ int main(int argc, char** argv) {
       return r.missing.empty() && r.failed.empty() ? 0 : 1;
     }
     if (*trace_convert) {
-      TraceConfig t;
-      if (tc_in.starts_with("generator:")) {
-        t.format = "generator";
-        t.params.set("trace.generator", tc_in.substr(10));
-      } else {
-        t.format = tc_format;
-        t.params.set(kTracePathKey.name, tc_in);
-      }
+      TraceConfig t = trace_source(tc_in, tc_format);
       if (!set_trace_keys(tc_sets, "flashpq trace convert", t)) return 2;
       std::string transforms;
       for (const auto& x : tc_transforms) transforms += (transforms.empty() ? "" : "; ") + x;
@@ -492,13 +495,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*trace_info) {
-      TraceConfig t;
-      if (info_path.starts_with("generator:")) {
-        t.format = "generator";
-        t.params.set("trace.generator", info_path.substr(10));
-      } else {
-        t = trace_file(info_path, info_format);
-      }
+      TraceConfig t = trace_source(info_path, info_format);
       if (!set_trace_keys(info_sets, "flashpq trace info", t)) return 2;
       t.seed = info_seed;
       bool hit = false;
