@@ -5,6 +5,18 @@
 
 namespace flashpq {
 
+const KeySpec& device_capacity_key() {
+  static const KeySpec k =
+      key("device.capacity", ValueType::kSize)
+          .units("bytes")
+          .from("the device")
+          .strict_to_readers()
+          .desc(
+              "bytes used from offset 0 (block: of the file or device; simflash: the exported "
+              "space, blocks_per_plane sized to hold it)");
+  return k;
+}
+
 // The registry, in registration order: one X(...) line per device type, each defined in its
 // own file (README "Adding a component"). The list both declares the types and fills the table.
 #define FLASHPQ_DEVICE_TYPES(X) \

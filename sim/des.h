@@ -34,6 +34,10 @@ enum class EventKind : uint8_t {
   kDieDone,
   /// Channel `id` finished its transfer.
   kChannelDone,
+  /// Request slot `id` finished its host side (SimFlashConfig::host_command_us,
+  /// host_link_mib_s, host_overhead_us): it
+  /// completes.
+  kRequestDone,
 };
 
 /// One scheduled event. Trivially copyable, 24 bytes.

@@ -106,6 +106,11 @@ void throw_unknown_name(std::string_view what, std::string_view found,
   throw std::invalid_argument(unknown_name_message(what, found, allowed));
 }
 
+bool is_yaml_file_name(std::string_view text) {
+  return (text.size() > 5 && text.ends_with(".yaml")) ||
+         (text.size() > 4 && text.ends_with(".yml"));
+}
+
 void check_value(const KeySpec& s, const std::string& t) {
   switch (s.type) {
     case ValueType::kString:
@@ -114,8 +119,9 @@ void check_value(const KeySpec& s, const std::string& t) {
       if (t.empty()) fail(s, "a file path", t);
       return;
     case ValueType::kEnum:
-      if (std::find(s.allowed.begin(), s.allowed.end(), t) == s.allowed.end()) {
-        fail(s, "one of " + join_names(s.allowed), t);
+      if (std::find(s.allowed.begin(), s.allowed.end(), t) == s.allowed.end() &&
+          !(s.input_file && is_yaml_file_name(t))) {
+        fail(s, "one of " + join_names(s.allowed) + (s.input_file ? " or a .yaml file" : ""), t);
       }
       return;
     case ValueType::kInt: {

@@ -70,7 +70,8 @@ struct KeySpec {
   /// cross a component's name with another component's key.
   bool strict = false;
   /// kPath: names an existing input file; a relative path is taken from the current directory
-  /// when it exists there, else from the experiment file's directory.
+  /// when it exists there, else from the experiment file's directory. kEnum: the value may
+  /// also name such a file, ending in .yaml or .yml (device.profile: a calibrated profile).
   bool input_file = false;
   /// The value may be written in YAML as a list of maps ({name: ..., KEY: VALUE}); the loader
   /// turns it into the text "name KEY=VALUE ...; name ..." (trace.transforms).
@@ -135,6 +136,9 @@ struct KeySpec {
 inline KeySpec key(std::string name, ValueType type) {
   return KeySpec(std::move(name), type);
 }
+
+/// True if `text` ends in ".yaml" or ".yml" after at least one character.
+bool is_yaml_file_name(std::string_view text);
 
 /// Checks `text` against `spec` (type, range, allowed values). Throws std::invalid_argument
 /// reading "key 'K': expected …, found 'TEXT'" (the experiment loader prefixes where it was

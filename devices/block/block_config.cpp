@@ -32,10 +32,6 @@ const KeySpec kPath =
     field("path", ValueType::kPath)
         .units("path")
         .desc("file or block device (a missing file is created with device.capacity)");
-const KeySpec kCapacity = field("capacity", ValueType::kSize)
-                              .units("bytes")
-                              .from("the device or file")
-                              .desc("bytes used from offset 0");
 const KeySpec kEngine =
     field("engine", ValueType::kEnum).def("io_uring").choices(io_engine_names()).desc("I/O engine");
 const KeySpec kQueueDepth =
@@ -70,8 +66,8 @@ const ComponentSpec& block_spec() {
   static const ComponentSpec spec{
       "block",
       "a real file or block device: O_DIRECT, io_uring or psync, behind a safety gate",
-      {kPath, kCapacity, kEngine, kQueueDepth, kMaxIoSize, kODirect, kRegisteredBuffers, kVerify,
-       kDiscardBeforeRun, kNvmeCounters},
+      {kPath, device_capacity_key(), kEngine, kQueueDepth, kMaxIoSize, kODirect, kRegisteredBuffers,
+       kVerify, kDiscardBeforeRun, kNvmeCounters},
       {},
       {},
       {}};
@@ -82,7 +78,7 @@ BlockConfig block_config_of(const DeviceConfig& config) {
   const Params& p = config.params;
   BlockConfig b;
   b.path = p.get<std::string>(kPath);
-  if (p.has(kCapacity.name)) b.capacity_bytes = p.get<uint64_t>(kCapacity);
+  if (p.has(device_capacity_key().name)) b.capacity_bytes = p.get<uint64_t>(device_capacity_key());
   b.engine = parse_io_engine(p.get<std::string>(kEngine));
   b.queue_depth = p.get<uint32_t>(kQueueDepth);
   const uint64_t m = p.get<uint64_t>(kMaxIoSize);

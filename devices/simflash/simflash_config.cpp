@@ -23,11 +23,14 @@
 //            the FTL"), 256 MiB writes needed for peak random-write throughput, peak 590 MiB/s.
 #include "devices/simflash/simflash_config.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 
+#include "devices/device.h"
 #include "fmt/format.h"
 
 namespace flashpq {
@@ -189,6 +192,15 @@ void SimFlashConfig::validate() const {
   check_positive_time("tR_us", tR_us);
   check_positive_time("tPROG_us", tPROG_us);
   check_positive_time("tBERS_us", tBERS_us);
+  if (!std::isfinite(host_overhead_us) || host_overhead_us < 0.0 || host_overhead_us > 1e9) {
+    fail("host_overhead_us", "a time in [0, 1e9] us", num(host_overhead_us));
+  }
+  if (!std::isfinite(host_command_us) || host_command_us < 0.0 || host_command_us > 1e9) {
+    fail("host_command_us", "a time in [0, 1e9] us", num(host_command_us));
+  }
+  if (!std::isfinite(host_link_mib_s) || host_link_mib_s < 0.0 || host_link_mib_s > 1e9) {
+    fail("host_link_mib_s", "a rate in [0, 1e9] MiB/s (0 = instant)", num(host_link_mib_s));
+  }
   if (!std::isfinite(channel_bandwidth_mib_s) || channel_bandwidth_mib_s < 0.0) {
     fail("channel_bandwidth_mib_s", "a rate ≥ 0 in MiB/s (0 = transfers take no time)",
          num(channel_bandwidth_mib_s));
@@ -200,6 +212,7 @@ std::vector<std::string> simflash_profile_names() {
 }
 
 SimFlashConfig simflash_profile(const std::string& name) {
+  if (is_yaml_file_name(name)) return load_simflash_profile(name).config;
   SimFlashConfig c;  // the defaults are "tiny"
   if (name == "tiny") {
     // 2 channels × 2 dies × 1 plane × 64 blocks × 16 pages × 4 KiB: 16 MiB physical, 64
@@ -312,8 +325,11 @@ KeySpec field(const std::string& name, ValueType type) {
 const KeySpec kProfile = key("device.profile", ValueType::kEnum)
                              .def("tiny")
                              .choices(simflash_profile_names())
+                             .existing_file()
                              .strict_to_readers()
-                             .desc("base geometry and timings");
+                             .desc(
+                                 "base geometry and timings: a built-in name, or a profile "
+                                 "file from `flashpq device calibrate`");
 const KeySpec kChannels = field("channels", ValueType::kInt).range(1, 1024).desc("flash channels");
 const KeySpec kDiesPerChannel =
     field("dies_per_channel", ValueType::kInt).range(1, 1024).desc("dies on each channel");
@@ -365,6 +381,22 @@ const KeySpec kChannelBandwidth = field("channel_bandwidth_mib_s", ValueType::kF
                                       .range(0, 1e9)
                                       .desc("transfer rate of one channel (0 = instant)");
 
+const KeySpec kHostOverhead = field("host_overhead_us", ValueType::kFloat)
+                                  .units("us")
+                                  .range(0, 1e9)
+                                  .desc(
+                                      "fixed host time added to each request that reaches the "
+                                      "flash (timed mode)");
+
+const KeySpec kHostCommand = field("host_command_us", ValueType::kFloat)
+                                 .units("us")
+                                 .range(0, 1e9)
+                                 .desc("controller time per request, one at a time (timed mode)");
+const KeySpec kHostLink = field("host_link_mib_s", ValueType::kFloat)
+                              .units("MiB/s")
+                              .range(0, 1e9)
+                              .desc("host link bandwidth, one request at a time (0 = instant)");
+
 const KeySpec kSizeToCache =
     key("device.size_to_cache", ValueType::kBool)
         .def("false")
@@ -386,9 +418,11 @@ const ComponentSpec& simflash_spec() {
       "simflash",
       "simulated flash: page-mapped FTL with GC over channels x dies x planes, timed by a "
       "discrete-event model",
-      {kProfile, kChannels, kDiesPerChannel, kPlanesPerDie, kBlocksPerPlane, kPagesPerBlock,
-       kPageSize, kUtilization, kOverProvisioning, kGcPolicy, kGcD, kGcStream, kGcLowWatermark,
-       kGcHighWatermark, kTr, kTprog, kTbers, kChannelBandwidth, kSizeToCache},
+      {kProfile,       kChannels,    kDiesPerChannel,      kPlanesPerDie,     kBlocksPerPlane,
+       kPagesPerBlock, kPageSize,    kUtilization,         kOverProvisioning, kGcPolicy,
+       kGcD,           kGcStream,    kGcLowWatermark,      kGcHighWatermark,  kTr,
+       kTprog,         kTbers,       kChannelBandwidth,    kHostOverhead,     kHostCommand,
+       kHostLink,      kSizeToCache, device_capacity_key()},
       {},
       {},
       {}};
@@ -437,7 +471,20 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
   real(kTprog, &f.tPROG_us);
   real(kTbers, &f.tBERS_us);
   real(kChannelBandwidth, &f.channel_bandwidth_mib_s);
+  real(kHostOverhead, &f.host_overhead_us);
+  real(kHostCommand, &f.host_command_us);
+  real(kHostLink, &f.host_link_mib_s);
   f.seed = seed;  // the FTL's d_choices stream follows the cell seed
+  if (params.has(device_capacity_key().name)) {
+    if (params.has(kBlocksPerPlane.name) || params.get<bool>(kSizeToCache)) {
+      throw std::invalid_argument(
+          "key 'device.capacity': sizes device.blocks_per_plane itself; expected neither "
+          "device.blocks_per_plane nor device.size_to_cache with it, found '" +
+          params.text(device_capacity_key().name) + "'");
+    }
+    f.blocks_per_plane =
+        simflash_blocks_per_plane_for(f, params.get<uint64_t>(device_capacity_key()));
+  }
   f.validate();
   return f;
 }
@@ -460,6 +507,9 @@ void show_simflash_config(const SimFlashConfig& f, Params& shown) {
   shown.set(kTprog.name, shown_number(f.tPROG_us));
   shown.set(kTbers.name, shown_number(f.tBERS_us));
   shown.set(kChannelBandwidth.name, shown_number(f.channel_bandwidth_mib_s));
+  shown.set(kHostOverhead.name, shown_number(f.host_overhead_us));
+  shown.set(kHostCommand.name, shown_number(f.host_command_us));
+  shown.set(kHostLink.name, shown_number(f.host_link_mib_s));
 }
 
 }  // namespace flashpq
@@ -502,6 +552,92 @@ uint32_t simflash_blocks_per_plane_for(SimFlashConfig base, uint64_t bytes) {
   }
   throw std::invalid_argument("device.size_to_cache: no simflash device of this geometry holds " +
                               std::to_string(bytes) + " B: " + last_error);
+}
+
+}  // namespace flashpq
+
+namespace flashpq {
+
+SimFlashProfileFile load_simflash_profile(const std::string& path) {
+  auto fail = [&](const YAML::Node& at, const std::string& what) {
+    const YAML::Mark m = at.Mark();
+    throw std::invalid_argument(m.line >= 0 ? fmt::format("{}:{}: {}", path, m.line + 1, what)
+                                            : path + ": " + what);
+  };
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw std::invalid_argument(path + ": cannot read the simflash profile file");
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(path + ": not YAML: " + e.what());
+  }
+  if (!root.IsMap()) fail(root, "expected a map with format, base and device, found another node");
+  static const char* const kFormat = "flashpq-simflash-profile 1";
+  static const std::vector<std::string> kTop = {"format",   "base", "device",
+                                                "identity", "fit",  "characterization"};
+  for (const auto& kv : root) {
+    const std::string k = kv.first.as<std::string>();
+    if (std::find(kTop.begin(), kTop.end(), k) == kTop.end()) {
+      fail(kv.first, unknown_name_message("key", k, kTop));
+    }
+  }
+  if (!root["format"] || !root["format"].IsScalar() ||
+      root["format"].as<std::string>() != kFormat) {
+    fail(root["format"] ? root["format"] : root,
+         fmt::format(
+             "key 'format': expected '{}', found '{}'", kFormat,
+             root["format"] && root["format"].IsScalar() ? root["format"].as<std::string>() : ""));
+  }
+  Params params;
+  const std::string base = root["base"] && root["base"].IsScalar() ? root["base"].as<std::string>()
+                                                                   : std::string("tiny");
+  const std::vector<std::string> builtin = simflash_profile_names();
+  if (std::find(builtin.begin(), builtin.end(), base) == builtin.end()) {
+    fail(root["base"] ? root["base"] : root, unknown_name_message("key 'base'", base, builtin));
+  }
+  params.set(kProfile.name, base);
+  const YAML::Node device = root["device"];
+  if (!device || !device.IsMap()) fail(root, "key 'device': expected a map of simflash keys");
+  const ComponentSpec& spec = simflash_spec();
+  std::vector<std::string> allowed;
+  for (const KeySpec& k : spec.keys) {
+    if (k.name != kProfile.name && k.name != kSizeToCache.name &&
+        k.name != device_capacity_key().name) {
+      allowed.push_back(std::string(k.leaf()));
+    }
+  }
+  for (const auto& kv : device) {
+    const std::string k = kv.first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      fail(kv.first, unknown_name_message("key 'device." + k + "'", k, allowed));
+    }
+    if (!kv.second.IsScalar()) fail(kv.second, "key 'device." + k + "': expected a value");
+    const std::string text = kv.second.as<std::string>();
+    for (const KeySpec& ks : spec.keys) {
+      if (ks.name != "device." + k) continue;
+      try {
+        check_value(ks, text);
+      } catch (const std::invalid_argument& e) {
+        fail(kv.second, e.what());
+      }
+    }
+    params.set("device." + k, text);
+  }
+  SimFlashProfileFile out;
+  try {
+    out.config = simflash_config(params, simflash_profile(base).seed);
+  } catch (const std::invalid_argument& e) {
+    fail(device, e.what());
+  }
+  if (const YAML::Node id = root["identity"]) {
+    if (!id.IsMap()) fail(id, "key 'identity': expected a map");
+    for (const auto& kv : id) {
+      out.identity.emplace_back(kv.first.as<std::string>(),
+                                kv.second.IsScalar() ? kv.second.as<std::string>() : "");
+    }
+  }
+  return out;
 }
 
 }  // namespace flashpq

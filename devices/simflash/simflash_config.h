@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/params.h"
@@ -127,6 +128,22 @@ struct SimFlashConfig {
   /// Transfer rate of one channel in MiB/s; 0 = transfers take no time (FEMU's default
   /// ch_xfer_lat = 0). Default 317.57 = 333 MT/s × 1 byte (MQSim ssdconfig.xml NV-DDR2).
   double channel_bandwidth_mib_s = 333e6 / (1024.0 * 1024.0);
+  /// Fixed host-side time of one I/O in µs — submission, driver, interrupt, controller
+  /// firmware: added once to the completion of every request that caused at least one NAND
+  /// operation. A delay, not a resource: requests overlap in it (an infinite server). Default
+  /// 0 (the built-in profiles model the NAND alone); `flashpq device calibrate` fits it
+  /// (docs/DESIGN.md "Calibration"). Range [0, 1e9].
+  double host_overhead_us = 0.0;
+  /// Controller time per request in µs, one request at a time: command fetch, firmware
+  /// processing, completion posting — what bounds a drive's small-block IOPS when its flash
+  /// could do more (MQSim's host interface layer serves requests in order; here a FIFO
+  /// server every request that reaches the flash passes once, after its NAND operations).
+  /// Default 0 (none). Range [0, 1e9].
+  double host_command_us = 0.0;
+  /// Host link bandwidth in MiB/s (PCIe, SATA, virtio): every request's payload crosses it,
+  /// one request at a time, in the same FIFO server as host_command_us. 0 (default): the link
+  /// takes no time. Range [0, 1e9].
+  double host_link_mib_s = 0.0;
 
   // --- Derived values (REQUIRES: validate() passed, for the 64-bit products) ------------
   /// (channel, die, plane) lanes = erase blocks per superblock.
@@ -185,8 +202,29 @@ const ComponentSpec& simflash_spec();
 
 /// Names of the built-in profiles: "tiny", "mqsim", "femu", "model_a".
 std::vector<std::string> simflash_profile_names();
-/// The profile's config (valid). Throws std::invalid_argument for an unknown name, listing the
-/// allowed ones.
+/// The profile's config (valid): a built-in name, or the path of a profile file (a name ending
+/// in .yaml or .yml, read by load_simflash_profile). Throws std::invalid_argument for an
+/// unknown name, listing the allowed ones, and as load_simflash_profile.
 SimFlashConfig simflash_profile(const std::string& name);
+
+/// A profile file, as `flashpq device calibrate` writes it (docs/DESIGN.md "Calibration"):
+///   format: flashpq-simflash-profile 1
+///   base: tiny                 # a built-in profile the device keys override
+///   device: {channels: 4, tR_us: 61.2, host_overhead_us: 18.5, ...}   # simflash keys
+///   identity: {model: ..., serial: ..., path: ..., size_bytes: ...}    # the device measured
+///   fit: {...}                 # how the values were found (read by people, not checked)
+///   characterization: {...}    # likewise
+/// `device` takes the keys of the `device:` section of an experiment for simflash, without
+/// the prefix (channels … host_overhead_us; not profile or size_to_cache), each checked as
+/// there. Unknown top-level or device keys are errors.
+struct SimFlashProfileFile {
+  SimFlashConfig config;
+  /// The identity map (key → text), empty when the file has none.
+  std::vector<std::pair<std::string, std::string>> identity;
+};
+/// Reads and validates a profile file. Throws std::invalid_argument naming the file, the line
+/// and the key: unreadable or not YAML, a missing or unknown format, an unknown key, a bad
+/// value, or a config validate() refuses.
+SimFlashProfileFile load_simflash_profile(const std::string& path);
 
 }  // namespace flashpq

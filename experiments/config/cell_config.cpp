@@ -111,7 +111,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       }
       check(k.spec, v);
       std::string text = v.text;
-      if (k.spec.input_file) {
+      if (k.spec.input_file && (k.spec.type != ValueType::kEnum || is_yaml_file_name(v.text))) {
         text = resolve_input_path(v.text, file);
         if (!fs::is_regular_file(text)) fail(v.where, name, "an existing file", v.text);
       }

@@ -13,7 +13,11 @@
 //      read or write…) while the FTL appends the NAND operations they cause, GC included, to
 //      the runner's op log;
 //   3. those operations are queued on the dies and channels at that instant;
-//   4. it completes when the last of them completes: latency = completion − arrival. GC is
+//   4. it completes when the last of them completes, then passes the device's host side, as a
+//      calibrated profile sets it (SimFlashConfig; all 0 by default, which skips this step):
+//      the controller, a FIFO server that holds each request for host_command_us plus its
+//      payload over host_link_mib_s, then host_overhead_us, a delay in which requests
+//      overlap: latency = completion − arrival. GC is
 //      foreground: the request whose write triggered GC waits for the copies and erases that GC
 //      logged (FEMU's ssd_write runs do_gc in the write path; MQSim triggers GC from the write
 //      that depletes a plane's free blocks). A request that causes no NAND operation (a hit
@@ -32,6 +36,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -120,6 +125,14 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
 
   const bool closed = timing.arrival == ArrivalProcess::kClosedLoop;
   FlashTiming flash(device.ftl().config());
+  const SimFlashConfig& fc = device.ftl().config();
+  const auto host_overhead_ns = static_cast<uint64_t>(std::llround(fc.host_overhead_us * 1e3));
+  const auto host_command_ns = static_cast<uint64_t>(std::llround(fc.host_command_us * 1e3));
+  // ns per payload byte over the host link (0: instant).
+  const double link_ns_per_byte =
+      fc.host_link_mib_s > 0 ? 1e9 / (fc.host_link_mib_s * 1048576.0) : 0.0;
+  const bool host_side = host_overhead_ns != 0 || host_command_ns != 0 || link_ns_per_byte != 0;
+  uint64_t controller_free_ns = 0;  // when the controller finishes its last request
   EventQueue events;
   std::vector<FlashOp> log;
   log.reserve(4096);
@@ -162,10 +175,11 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
     slots[s] = Slot{index, events.now(), r.size_bytes, 0, client, op_class(r), measured};
     result.max_in_flight = std::max(result.max_in_flight, ++in_flight);
     log.clear();
+    if (FioIoLog* io_log = device.io_log()) io_log->set_now_ns(events.now());
     issue(r, index);
     const uint32_t jobs = flash.submit(log, s, events);
     if (jobs == 0) {
-      complete(s);
+      complete(s);  // no NAND operation: no host overhead either
     } else {
       slots[s].outstanding = jobs;
     }
@@ -201,8 +215,21 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
       case EventKind::kDieDone:
       case EventKind::kChannelDone:
         for (const uint32_t s : flash.handle(e, events)) {
-          if (--slots[s].outstanding == 0) complete(s);
+          if (--slots[s].outstanding != 0) continue;
+          if (!host_side) {
+            complete(s);
+            continue;
+          }
+          // The controller serves requests in the order their flash work finished.
+          const uint64_t service =
+              host_command_ns + static_cast<uint64_t>(std::llround(
+                                    link_ns_per_byte * static_cast<double>(slots[s].bytes)));
+          controller_free_ns = std::max(controller_free_ns, events.now()) + service;
+          events.schedule(controller_free_ns + host_overhead_ns, EventKind::kRequestDone, s);
         }
+        break;
+      case EventKind::kRequestDone:
+        complete(e.id);
         break;
     }
   }

@@ -390,7 +390,7 @@ TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]")
   // The profile fills in simflash's keys, the device its capacity; a trace file is required.
   CHECK_THAT(line_of("device.channels"),
              Contains("(from device.profile)") && Contains("simflash:"));
-  CHECK_THAT(line_of("device.capacity"), Contains("(from the device or file)"));
+  CHECK_THAT(line_of("device.capacity"), Contains("(from the device)"));
   CHECK_THAT(line_of("trace.path"), Contains("(required)"));
   CHECK_THAT(line_of("framework.block_size"), Contains("ripq, sipq:"));
   CHECK_THAT(line_of("cache.capacity"), Contains("0.1") && Contains("bytes or fraction"));
