@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/io_log.h"
 #include "sim/columns.h"
 #include "sim/params.h"
 
@@ -74,12 +75,16 @@ class Device {
   /// a multiple of the logical block size, len is 0, or the extent ends past the capacity.
   [[gnu::always_inline]] void write(uint64_t offset, uint64_t len) {
     check(offset, len, "write");
+    if (io_log_) [[unlikely]]
+      io_log_->record(FioIoLog::kWrite, offset, len);
     do_write(offset, len);
     count_write(len);
   }
   /// Reads `len` bytes at byte `offset`. Same checks as write.
   [[gnu::always_inline]] void read(uint64_t offset, uint64_t len) {
     check(offset, len, "read");
+    if (io_log_) [[unlikely]]
+      io_log_->record(FioIoLog::kRead, offset, len);
     do_read(offset, len);
     count_read(len);
   }
@@ -94,6 +99,8 @@ class Device {
   /// Discards `len` bytes at byte `offset` (TRIM). Same checks as write.
   [[gnu::always_inline]] void trim(uint64_t offset, uint64_t len) {
     check(offset, len, "trim");
+    if (io_log_) [[unlikely]]
+      io_log_->record(FioIoLog::kTrim, offset, len);
     do_trim(offset, len);
     count_trim(len);
   }
@@ -106,6 +113,12 @@ class Device {
   }
 
   const DeviceCounters& counters() const { return counters_; }
+
+  /// Records every write, read and trim that passes the checks in `log` (devices/io_log.h;
+  /// nullptr, the default, records nothing), and the asynchronous path's requests where its
+  /// runner issues them. The runner keeps log->set_now_ns() current. Not owned.
+  void set_io_log(FioIoLog* log) { io_log_ = log; }
+  FioIoLog* io_log() const { return io_log_; }
 
   /// Marks the start of the measured interval (the end of the warm-up): the device snapshots
   /// what its columns report the growth of. A runner calls it exactly once per run.
@@ -167,6 +180,7 @@ class Device {
   uint64_t capacity_bytes_;
   uint32_t block_bytes_;
   DeviceCounters counters_;
+  FioIoLog* io_log_ = nullptr;
 };
 
 /// A device implementation as registered (devices/device.cpp, one line per device).
@@ -194,6 +208,12 @@ struct DeviceType {
   std::optional<DeviceBounds> (*size_for_cache)(DeviceConfig& config,
                                                 uint64_t footprint_bytes) = nullptr;
 };
+
+/// The key device.capacity, read by the block device (bytes used from offset 0 of the file or
+/// device) and by simflash (the exported space: blocks_per_plane is chosen as the smallest that
+/// exports at least this), so that one value sizes both sides of a simulated-versus-real
+/// comparison.
+const KeySpec& device_capacity_key();
 
 /// The registered device types, in registration order.
 const std::vector<const DeviceType*>& device_types();

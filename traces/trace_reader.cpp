@@ -23,6 +23,7 @@ namespace flashpq {
   X(kCsvFormat)                  \
   X(kTwitterFormat)              \
   X(kMsrFormat)                  \
+  X(kFioIologFormat)             \
   X(kCachelibBlockFormat)        \
   X(kFpqFormat)                  \
   X(kLcsFormat)                  \

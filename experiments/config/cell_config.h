@@ -67,6 +67,10 @@ struct CellConfig {
   /// crossing one component's name with another's keys): two cells that differ only in them
   /// compute the same thing (flashpq plan reports them as duplicates).
   std::vector<std::string> ignored_keys;
+  /// Set from the command line (flashpq run --iolog), never from a YAML file: where the cell's
+  /// device I/O is written as a fio iolog (devices/io_log.h). Empty (default): not recorded.
+  /// Not a parameter: the row is the same with or without it.
+  std::string iolog_path;
 };
 
 /// Builds cell `index` of experiment `experiment` (file `file`) from `values`, every schema key

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "devices/block/block_device.h"
 #include "devices/simflash/simflash_device.h"
@@ -168,7 +169,19 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
   CellPlan plan = plan_cell(cell, summary);
   plan.progress = progress;
   // Each runner builds the device it needs (the loader checked that the cell's device is one).
+  // flashpq run --iolog: the device's I/O as a fio iolog, named after the device fio will
+  // open (the block device's path; otherwise a name to redirect with --replay_redirect).
+  std::optional<FioIoLog> io_log;
+  auto attach = [&](Device& device) {
+    if (cell.iolog_path.empty()) return;
+    const std::string path = plan.device.params.text("device.path");
+    io_log.emplace(cell.iolog_path, plan.device.name == "block" && !path.empty()
+                                        ? path
+                                        : "flashpq-" + plan.device.name);
+    device.set_io_log(&*io_log);
+  };
   auto row = [&](Measurement m, const Device& device) {
+    if (io_log) io_log->finish();
     if (m.replayed != summary.requests) {
       throw std::runtime_error(
           fmt::format("{}: the trace yielded {} requests, but {} when summarised: did it change?",
@@ -179,16 +192,19 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
   switch (runner_for(cell)) {
     case RunnerKind::kSimulated: {
       SimFlashDevice device(plan.device);
+      attach(device);
       return row(run_simulated(cell, plan, device), device);
     }
     case RunnerKind::kWall: {
       BlockDevice device(plan.device);
+      attach(device);
       return row(run_on_wall_clock(cell, plan, device), device);
     }
     case RunnerKind::kFunctional:
       break;
   }
   const std::unique_ptr<Device> device = make_device(plan.device);
+  attach(*device);
   return row(run_functional(cell, plan, *device), *device);
 }
 

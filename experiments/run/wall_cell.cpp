@@ -104,7 +104,7 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
     with_cell_cache(cell, plan, device, [&](auto& c) {
       PrefetchReader prefetch(open_cell_trace(cell, plan));
       ProgressReader reader(prefetch, plan.progress);
-      WallTimedCache timed(c, plan.warmup_requests, timing);
+      WallTimedCache timed(c, plan.warmup_requests, timing, device.io_log());
       device.begin_nvme_measurement();
       m.replayed = replay_stream(timed, reader, stats, plan.warmup_requests,
                                  [&] { end_warmup(m, device, c); });

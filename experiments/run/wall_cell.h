@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "devices/io_log.h"
 #include "experiments/run/stats.h"
 #include "sim/timing.h"
 
@@ -18,10 +19,14 @@ namespace flashpq {
 template <class C>
 class WallTimedCache {
  public:
-  WallTimedCache(C& cache, uint64_t warmup_requests, TimingMetrics& metrics)
-      : c_(cache), warmup_(warmup_requests), m_(metrics) {}
+  /// `io_log`, when set, is given each request's start, ns since construction, as the issue
+  /// time of the device I/O the request causes.
+  WallTimedCache(C& cache, uint64_t warmup_requests, TimingMetrics& metrics,
+                 FioIoLog* io_log = nullptr)
+      : c_(cache), warmup_(warmup_requests), m_(metrics), io_log_(io_log), origin_(now()) {}
   bool access(const Request& r) {
     const uint64_t t0 = now();
+    if (io_log_) io_log_->set_now_ns(t0 - origin_);
     const bool hit = c_.access(r);
     const uint64_t t1 = now();
     if (i_++ >= warmup_) {
@@ -41,6 +46,8 @@ class WallTimedCache {
   C& c_;
   uint64_t warmup_;
   TimingMetrics& m_;
+  FioIoLog* io_log_;
+  uint64_t origin_;
   uint64_t i_ = 0;
   uint64_t first_ = UINT64_MAX;
 };

@@ -253,6 +253,13 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
         if (closed) ready.pop_front();
         const bool measured = index >= warmup_requests;
         if (index == warmup_requests) on_warmup_end();
+        if (FioIoLog* io_log = dev.io_log()) {  // the request as issued (its pieces are not)
+          io_log->set_now_ns(now - t0);
+          io_log->record(io.kind == DirectIo::kRead    ? FioIoLog::kRead
+                         : io.kind == DirectIo::kWrite ? FioIoLog::kWrite
+                                                       : FioIoLog::kTrim,
+                         io.offset, io.len);
+        }
         ++index;
         have = false;
         out.requests_issued++;

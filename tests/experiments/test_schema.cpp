@@ -102,7 +102,7 @@ TEST_CASE("the experiment schema: assembled without error -- who reads what", "[
   CHECK(readers("framework.offset_unit") == "direct");
   CHECK(readers("policy.segments") == "slru, gdsf");
   CHECK(readers("trace.path") ==
-        "oracleGeneral, kvcache_csv, csv, twitter, msr, cachelib_block, fpq, lcs");
+        "oracleGeneral, kvcache_csv, csv, twitter, msr, fio_iolog, cachelib_block, fpq, lcs");
   CHECK(readers("trace.pattern") == "device_io");
   CHECK(readers("timing.clients") == "closed_loop");
   CHECK(readers("device.channels") == "simflash");

@@ -171,9 +171,9 @@ TraceConfig kvcache_config(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("trace registry and its checks", "[traces]") {
-  REQUIRE(trace_format_names() == std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv",
-                                                           "twitter", "msr", "cachelib_block",
-                                                           "fpq", "lcs", "generator"});
+  REQUIRE(trace_format_names() ==
+          std::vector<std::string>{"oracleGeneral", "kvcache_csv", "csv", "twitter", "msr",
+                                   "fio_iolog", "cachelib_block", "fpq", "lcs", "generator"});
 
   TraceConfig c = trace_file("x");
   REQUIRE_NOTHROW(trace_format(c.format).check(c));
