@@ -3,7 +3,7 @@
 //   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--jobs N] [--memory BYTES] [--resume
 //       [--stale error|rerun|keep]] [--cells I-J,...] [--progress S] [--summary-cache DIR]
 //       [--executor slurm [--partition P] [--time T] [--cells-per-task N] [--array-limit M]
-//       [--dry-run]] [--force-destroy=SERIAL]
+//       [--dry-run]] [--force-destroy=SERIAL] [--iolog FILE]
 //   flashpq plan FILE.yaml [--set KEY=VALUE]... [--jobs N] [--sample N]
 //   flashpq collect FILE.yaml [--set KEY=VALUE]... -o OUT SHARD...
 //   flashpq trace info PATH|generator:NAME [--format F] [--set trace.KEY=VALUE]... [--json]
@@ -15,6 +15,10 @@
 //   flashpq bench --des [--profile NAME] [--clients N] [--requests N] [--precondition F]
 //   flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json]
 //   flashpq device check PATH
+//   flashpq device characterize PATH [-o CHAR.csv] [--seconds S] [--repeats N] [--region BYTES]
+//       [--force-destroy=SERIAL]
+//   flashpq device calibrate CHAR.csv -o PROFILE.yaml [--base PROFILE] [--fit-patterns A,B]
+//       [--geometries CxDxP,...]
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), `collect` found
 // cells missing or failed, or `device check` found reasons to refuse the device; 2 bad command
@@ -24,13 +28,17 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "devices/block/safety.h"
 #include "experiments/bench.h"
 #include "experiments/bench_device.h"
+#include "experiments/calibrate.h"
+#include "experiments/characterize.h"
 #include "experiments/collect.h"
 #include "experiments/experiment.h"
 #include "experiments/plan.h"
@@ -179,6 +187,15 @@ int main(int argc, char** argv) {
       "devices and files), as `flashpq device check PATH` prints it. A mounted, swap or held "
       "device is refused regardless.";
   run->add_option("--force-destroy", force_destroy, force_help);
+  bool allow_other_device = false;
+  run->add_flag("--allow-other-device", allow_other_device,
+                "Run simflash cells whose calibrated profile names another device than the block "
+                "cells run on (by default an error: the comparison would compare two devices)");
+  std::string iolog;
+  run->add_option("--iolog", iolog,
+                  "Write each cell's device I/O (offset, length, read/write/trim, issue time) as a "
+                  "fio iolog (version 3) to this file; with several cells, to STEM.cellN.EXT. "
+                  "Replay with fio --read_iolog=FILE [--replay_redirect=DEVICE]");
   std::string executor = "local";
   run->add_option("--executor", executor,
                   "local: run here on --jobs workers; slurm: submit a Slurm job array (each task "
@@ -290,6 +307,62 @@ int main(int argc, char** argv) {
       "would refuse)");
   std::string check_path;
   check->add_option("path", check_path, "Block device or file")->required();
+
+  auto* characterize = device->add_subcommand(
+      "characterize",
+      "Measure a file or block device on the fixed plan of fio-like patterns (random 4 KiB "
+      "reads at queue depth 1-32, sequential reads, random and sequential writes after a "
+      "preconditioning pass, a 70/30 mix) and write IOPS, MiB/s and latency percentiles as CSV "
+      "(docs/DESIGN.md \"Calibration\"). Overwrites the region it measures.");
+  std::string char_path, char_out = "characterization.csv", char_region = "0",
+                         char_engine = "io_uring";
+  CharacterizeOptions char_opt;
+  BlockConfig char_block;
+  characterize
+      ->add_option("path", char_path,
+                   "Block device or file (created when missing), or simflash:PROFILE")
+      ->required();
+  characterize->add_option("-o,--output", char_out, "The CSV written")->capture_default_str();
+  characterize->add_option("--seconds", char_opt.seconds, "Seconds per pattern and repeat")
+      ->capture_default_str();
+  characterize->add_option("--repeats", char_opt.repeats, "Runs of each pattern")
+      ->capture_default_str();
+  characterize
+      ->add_option("--region", char_region,
+                   "Bytes measured from offset 0 (0 = the device or file, at most 1 GiB; a "
+                   "missing file is created with 1 GiB)")
+      ->capture_default_str();
+  characterize->add_option("--engine", char_engine, "io_uring | psync")->capture_default_str();
+  characterize->add_option("--seed", char_opt.seed, "Seed of the random offsets")
+      ->capture_default_str();
+  characterize->add_option("--force-destroy", char_block.force_destroy, force_help);
+
+  auto* calibrate_cmd = device->add_subcommand(
+      "calibrate",
+      "Fit simflash's tR, tPROG, channel bandwidth, host overhead and geometry to a "
+      "characterization (Levenberg-Marquardt over simulated runs of the plan) and write a "
+      "profile for device.profile");
+  std::string cal_in, cal_out, cal_base = "tiny", cal_fit, cal_geometries;
+  uint32_t cal_refine = 3, cal_evals = 60;
+  calibrate_cmd->add_option("characterization", cal_in, "CSV from `flashpq device characterize`")
+      ->required();
+  calibrate_cmd->add_option("-o,--output", cal_out, "The profile written (.yaml)")->required();
+  calibrate_cmd
+      ->add_option("--base", cal_base,
+                   "Profile for what the fit leaves alone (page size, pages per block, "
+                   "utilization, GC, tBERS)")
+      ->capture_default_str();
+  calibrate_cmd->add_option(
+      "--fit-patterns", cal_fit,
+      "Comma-separated pattern names to fit (default all); the others are held out and "
+      "predicted");
+  calibrate_cmd->add_option("--geometries", cal_geometries,
+                            "Candidates as CxDxP (channels x dies per channel x planes), "
+                            "comma-separated (default 1-16 x 1-8 x 1-4)");
+  calibrate_cmd->add_option("--refine", cal_refine, "Best candidates fitted again at full length")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--max-evaluations", cal_evals, "Simulated plans per fit")
+      ->capture_default_str();
 
   auto* bench_device =
       app.add_subcommand("bench-device",
@@ -404,6 +477,29 @@ int main(int argc, char** argv) {
       if (!overrides) return 2;
       Experiment ex = load_experiment(file, *overrides);
       for (CellConfig& cell : ex.cells) cell.device.force_destroy = force_destroy;
+      try {
+        check_profile_devices(ex.cells, allow_other_device);
+      } catch (const std::invalid_argument& e) {
+        std::cerr << "flashpq: " << file << ": " << e.what() << "\n";
+        return 2;
+      }
+      if (!iolog.empty()) {
+        if (executor != "local") {
+          std::cerr << "flashpq run: --iolog records cells run here: expected --executor local, "
+                       "found '"
+                    << executor << "'\n";
+          return 2;
+        }
+        const std::filesystem::path p(iolog);
+        for (CellConfig& cell : ex.cells) {
+          cell.iolog_path =
+              ex.cells.size() == 1
+                  ? iolog
+                  : (p.parent_path() / (p.stem().string() + ".cell" + std::to_string(cell.index) +
+                                        p.extension().string()))
+                        .string();
+        }
+      }
       const std::string out = output.empty() ? ex.output : output;
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
       sweep.stale = parse_stale_rule(stale);
@@ -511,6 +607,105 @@ int main(int argc, char** argv) {
       const DeviceReport report = inspect_device(check_path);
       std::cout << describe_device(report);
       return safety_refusals(report, 0, "").empty() ? 0 : 1;
+    }
+    if (*characterize) {
+      if (std::filesystem::exists(char_out) && std::filesystem::equivalent(char_out, char_path)) {
+        std::cerr << "flashpq device characterize: -o names the device measured\n";
+        return 2;
+      }
+      char_block.path = char_path;
+      char_block.engine = parse_io_engine(char_engine);
+      char_opt.region_bytes = parse_size(char_region);
+      // simflash:PROFILE runs the plan on simflash in simulated time instead (what calibrate
+      // compares a device with).
+      const bool sim = char_path.rfind("simflash:", 0) == 0;
+      SimulatedPlanOptions sim_opt;
+      sim_opt.seed = char_opt.seed;
+      const Characterization c =
+          sim ? characterize_simflash(simflash_profile(char_path.substr(9)), sim_opt)
+              : characterize_device(char_block, char_opt, std::cerr);
+      // Written whole to a temporary file, then renamed: an interrupted run leaves no half file.
+      const std::string tmp = char_out + ".tmp";
+      {
+        std::ofstream out(tmp);
+        write_characterization(c, out);
+        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+      }
+      std::filesystem::rename(tmp, char_out);
+      std::cerr << "characterization of " << c.identity_text() << " written to " << char_out
+                << "\n";
+      return 0;
+    }
+    if (*calibrate_cmd) {
+      if (!is_yaml_file_name(cal_out)) {
+        std::cerr << "flashpq device calibrate: -o: expected a file name ending in .yaml or "
+                     ".yml, found '"
+                  << cal_out << "'\n";
+        return 2;
+      }
+      const Characterization c = read_characterization(cal_in);
+      CalibrateOptions opt;
+      opt.base = simflash_profile(cal_base);
+      opt.base_name = cal_base;
+      opt.refine = cal_refine;
+      opt.max_evaluations = cal_evals;
+      auto split = [](const std::string& s) {
+        std::vector<std::string> out;
+        std::stringstream ss(s);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+          if (!item.empty()) out.push_back(item);
+        }
+        return out;
+      };
+      opt.fit_patterns = split(cal_fit);
+      for (const std::string& g : split(cal_geometries)) {
+        CalibrateOptions::Geometry geo{};
+        char x1 = 0, x2 = 0;
+        std::istringstream gs(g);
+        if (!(gs >> geo.channels >> x1 >> geo.dies_per_channel >> x2 >> geo.planes_per_die) ||
+            x1 != 'x' || x2 != 'x' || !gs.eof() || geo.channels == 0 || geo.dies_per_channel == 0 ||
+            geo.planes_per_die == 0) {
+          std::cerr << "flashpq device calibrate: --geometries: expected CxDxP such as 4x2x1, "
+                       "found '"
+                    << g << "'\n";
+          return 2;
+        }
+        opt.geometries.push_back(geo);
+      }
+      if (is_yaml_file_name(cal_base)) {
+        std::cerr << "flashpq device calibrate: --base: expected a built-in profile ("
+                  << fmt::format("{}", fmt::join(simflash_profile_names(), ", ")) << "), found '"
+                  << cal_base << "'\n";
+        return 2;
+      }
+      std::cerr << "calibrating simflash to " << c.identity_text() << " (" << cal_in << ")\n";
+      const CalibrationResult r = calibrate(c, opt, std::cerr);
+      std::cout << error_table(r);
+      for (const FittedValue& v : r.fitted) {
+        std::cout << fmt::format("{:<24} {:>12.4g} ± {:.2g}\n", v.name, v.value, v.standard_error);
+      }
+      std::cout << fmt::format(
+          "geometry {} channels x {} dies x {} planes; loss {:.5f}, rms "
+          "residual {:.4f}; {}; {} simulated plans\n",
+          r.config.channels, r.config.dies_per_channel, r.config.planes_per_die, r.loss,
+          r.rms_residual, r.status, r.evaluations);
+      if (!r.converged) {
+        std::cerr << "flashpq device calibrate: the fit did not converge (" << r.status
+                  << "); no profile written. Residuals above; raise --max-evaluations or "
+                     "narrow --geometries\n";
+        return 1;
+      }
+      const std::string tmp = cal_out + ".tmp";
+      {
+        std::ofstream out(tmp);
+        write_profile(r, c, cal_in, cal_base, out);
+        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+      }
+      load_simflash_profile(tmp);  // what was written reads back
+      std::filesystem::rename(tmp, cal_out);
+      std::cout << "profile written to " << cal_out << "\n";
+      return 0;
     }
     if (*bench_device) {
       const uint64_t io_size = parse_size(bd_io_size);

@@ -25,7 +25,8 @@ name asks for another format matplotlib knows, e.g. .pdf):
 ``sim-vs-real``  Rows with ``device.name`` simflash against rows with ``device.name`` block,
                  matched on the other parameters that vary (``trace.io_size``,
                  ``policy.name``, ...): grouped bars, one panel per metric (throughput, p50,
-                 p99, p999 latency, and object-wise hit ratio when the rows have it).
+                 p99, p999 latency, and object-wise hit ratio when the rows have it), each
+                 configuration topped by the simulation's relative error (sim − real) / real.
 
 Input: a FlashPQ results file, one row per experiment cell: CSV, or JSON Lines when the name
 ends in .jsonl or .json (as ``flashpq run -o`` writes them).  Columns may come in any order;
@@ -784,6 +785,24 @@ def sim_vs_real_cells(rows) -> SimVsReal:
     return SimVsReal(configs, variant_list, metrics, values, missing, _svr_context(kept))
 
 
+def sim_vs_real_errors(d: SimVsReal) -> dict:
+    """Relative error of the simulation per (metric column, configuration):
+    ``(simflash − block) / block``, from the first simflash and the first block variant of
+    each configuration that has both values (and a block value ≠ 0)."""
+    sims = [v for v in d.variants if v.startswith(SIM_DEVICE)]
+    reals = [v for v in d.variants if v.startswith(REAL_DEVICE)]
+    out = {}
+    if not sims or not reals:
+        return out
+    for col, _label in d.metrics:
+        for config in d.configs:
+            sim = d.values.get((col, config, sims[0]))
+            real = d.values.get((col, config, reals[0]))
+            if sim is not None and real:
+                out[(col, config)] = (sim - real) / real
+    return out
+
+
 def _svr_context(kept) -> str:
     """"uniform_random writes, simflash tiny vs. block /dev/nvme0n1": what the rows share."""
     parts = [_context([r for _, r, _ in kept])]
@@ -802,6 +821,7 @@ def plot_sim_vs_real(rows, out_path: str, title: str | None = None) -> Figure:
     returned.  Raises :class:`ResultsError` on bad input.
     """
     d = sim_vs_real_cells(rows)
+    errors = sim_vs_real_errors(d)
     gaps: dict = {}
     gap_bars = {(col, config, variant) for col, config, variant, _ in d.missing}
     for col, config, variant, where in d.missing:
@@ -864,9 +884,15 @@ def plot_sim_vs_real(rows, out_path: str, title: str | None = None) -> Figure:
                             10 ** (math.log10(max(positive)) + 0.15))
             else:
                 top = max(heights) if heights else 1.0
-                ax.set_ylim(0.0, (top if top > 0 else 1.0) * 1.15)
+                ax.set_ylim(0.0, (top if top > 0 else 1.0) * 1.3)  # room for the errors
             ax.set_ylabel(ylabel)
             ax.grid(True, axis="y", linewidth=0.5, alpha=0.4, zorder=0)
+            # The simulation's relative error, above each configuration's bars.
+            for i, c in enumerate(d.configs):
+                if (col, c) in errors:
+                    ax.text(i, 0.98, f"{100 * errors[(col, c)]:+.0f}%",
+                            transform=ax.get_xaxis_transform(), ha="center", va="top",
+                            fontsize=7, color="0.15")
         axes[-1].set_xticks(range(n_cfg))
         axes[-1].set_xticklabels(ticks, rotation=25 if rotate else 0,
                                  ha="right" if rotate else "center")

@@ -5,6 +5,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config make
   libboost-dev libcli11-dev libyaml-cpp-dev libzstd-dev zlib1g-dev libfmt-dev libxxhash-dev catch2
+  libeigen3-dev
   liburing-dev libblkid-dev
   # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
   # comparison, nvme-cli for the drive's write counters

@@ -28,6 +28,7 @@ from plots.flash import (
     plot_sim_vs_real,
     plot_wa,
     sim_vs_real_cells,
+    sim_vs_real_errors,
     varying_keys,
     wa_series,
 )
@@ -575,6 +576,21 @@ def test_api_sim_vs_real_cells():
     missing = {(col, config, variant) for col, config, variant, _ in d.missing}
     assert missing == {("latency_p999_us", CONFIG_LABELS[1], "block")} | {
         (col, CONFIG_LABELS[3], "block") for col in METRICS}
+
+
+def test_api_sim_vs_real_errors():
+    # Real throughput is 1/1.3 of the simulated one, real latencies 1.3 times: the simulation's
+    # error is +30 % on throughput and 1/1.3 − 1 = −23.08 % on latency, hand-computed.
+    err = sim_vs_real_errors(sim_vs_real_cells(_svr_rows()))
+    for i, config in enumerate(CONFIG_LABELS[:3]):
+        sim, real = _metrics(i, False), _metrics(i, True)
+        assert err[("throughput_mib_s", config)] == pytest.approx(
+            (sim["throughput_mib_s"] - real["throughput_mib_s"]) / real["throughput_mib_s"])
+        assert err[("throughput_mib_s", config)] == pytest.approx(0.3, abs=2e-4)
+        assert err[("latency_p50_us", config)] == pytest.approx(1 / 1.3 - 1, abs=1e-6)
+    # No real value, no error: the last configuration, and p99.9 of the second.
+    assert ("throughput_mib_s", CONFIG_LABELS[3]) not in err
+    assert ("latency_p999_us", CONFIG_LABELS[1]) not in err
 
 
 def test_api_sim_vs_real_device_variants():
