@@ -1,5 +1,8 @@
 #include "experiments/calibrate.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -421,14 +424,30 @@ void check_profile_devices(const std::vector<CellConfig>& cells, bool allow_othe
   }
   if (profiles.empty() || block_paths.empty()) return;
   for (const std::string& path : block_paths) {
-    if (!std::filesystem::exists(path)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: does not exist, so it cannot be compared with the device simflash was "
-          "calibrated to ({}): characterize it first (flashpq device characterize {}), or pass "
-          "--allow-other-device",
-          path, profiles[0].profile, path));
+    DeviceIdentity id;
+    if (std::filesystem::exists(path)) {
+      id = inspect_device(path).identity;
+    } else {
+      // A file the run will create: the device holding its directory, as inspect_device
+      // names it for a file (its kernel name; a file has no model or serial of its own).
+      const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
+      struct stat st {};
+      std::error_code ec;
+      if (::stat(dir.c_str(), &st) == 0) {
+        id.kernel_name =
+            std::filesystem::read_symlink(
+                fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev)), ec)
+                .filename()
+                .string();
+      }
+      if (id.kernel_name.empty()) {
+        throw std::invalid_argument(fmt::format(
+            "{}: does not exist and the device holding its directory is unknown, so it cannot "
+            "be compared with the device simflash was calibrated to ({}): create it, or pass "
+            "--allow-other-device",
+            path, profiles[0].profile));
+      }
     }
-    const DeviceIdentity id = inspect_device(path).identity;
     const std::string serial = !id.serial.empty() ? id.serial : id.wwid;
     for (const Profiled& x : profiles) {
       if (x.kernel_name == id.kernel_name && x.model == id.model && x.serial == serial) continue;
