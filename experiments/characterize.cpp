@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -293,9 +294,9 @@ Characterization characterize_device(const BlockConfig& block, const Characteriz
   }
   uint64_t region = o.region_bytes;
   if (region == 0) {
-    std::error_code ec;
-    const DeviceReport probe = inspect_device(block.path);
-    const uint64_t size = probe.geometry.size_bytes;
+    // A missing file is created with 1 GiB; an existing file or device gives at most that.
+    const uint64_t size =
+        std::filesystem::exists(block.path) ? inspect_device(block.path).geometry.size_bytes : 0;
     region = std::min<uint64_t>(size == 0 ? 1ull << 30 : size, 1ull << 30);
   }
   region = region / kMiB * kMiB;
@@ -316,7 +317,8 @@ Characterization characterize_device(const BlockConfig& block, const Characteriz
   c.kernel_name = id.kernel_name;
   c.model = id.model;
   c.serial = !id.serial.empty() ? id.serial : id.wwid;
-  c.device_size_bytes = dev.report().geometry.size_bytes;
+  // (A file the device created reports its size at open, 0: it has the region now.)
+  c.device_size_bytes = std::max<uint64_t>(dev.report().geometry.size_bytes, region);
   c.region_bytes = region;
   c.engine = io_engine_name(dev.engine());
   c.o_direct = dev.o_direct();
@@ -480,15 +482,26 @@ Characterization read_characterization(const std::string& path) {
       }
       return v;
     };
+    // A whole number in [0, max]: checked before the conversion (a negative or huge double
+    // converted to an integer type is undefined).
+    auto whole = [&](const char* col, double max) {
+      const double v = number(col);
+      if (v < 0 || v > max || v != std::floor(v)) {
+        throw std::invalid_argument(
+            fmt::format("{}:{}: column '{}': expected a whole number in [0, {}], found '{}'", path,
+                        lineno, col, max, text(col)));
+      }
+      return v;
+    };
     PatternMeasurement r;
     r.pattern.name = text("pattern");
     r.pattern.rw = text("rw");
-    r.pattern.bs = static_cast<uint32_t>(number("bs"));
-    r.pattern.iodepth = static_cast<uint32_t>(number("iodepth"));
-    r.pattern.rwmixread = static_cast<uint32_t>(number("rwmixread"));
-    r.repeat = static_cast<uint32_t>(number("repeat"));
+    r.pattern.bs = static_cast<uint32_t>(whole("bs", 4294967295.0));
+    r.pattern.iodepth = static_cast<uint32_t>(whole("iodepth", 4294967295.0));
+    r.pattern.rwmixread = static_cast<uint32_t>(whole("rwmixread", 100));
+    r.repeat = static_cast<uint32_t>(whole("repeat", 4294967295.0));
     r.runtime_s = number("runtime_s");
-    r.ios = static_cast<uint64_t>(number("ios"));
+    r.ios = static_cast<uint64_t>(whole("ios", 9007199254740992.0));
     r.iops = number("iops");
     r.bw_mib_s = number("bw_mib_s");
     r.lat_mean_us = number("lat_mean_us");
@@ -513,14 +526,14 @@ Characterization read_characterization(const std::string& path) {
       c.kernel_name = text("kernel_name");
       c.model = text("model");
       c.serial = text("serial");
-      c.device_size_bytes = static_cast<uint64_t>(number("device_size_bytes"));
-      c.region_bytes = static_cast<uint64_t>(number("region_bytes"));
+      c.device_size_bytes = static_cast<uint64_t>(whole("device_size_bytes", 9007199254740992.0));
+      c.region_bytes = static_cast<uint64_t>(whole("region_bytes", 9007199254740992.0));
       c.engine = text("engine");
       c.o_direct = text("o_direct") == "true";
       c.date = text("date");
       c.flashpq_version = text("flashpq_version");
       c.seconds = number("seconds");
-      c.repeats = static_cast<uint32_t>(number("repeats"));
+      c.repeats = static_cast<uint32_t>(whole("repeats", 4294967295.0));
       first = false;
     } else if (identity != c.device_path + "|" + c.kernel_name + "|" + c.model + "|" + c.serial) {
       throw std::invalid_argument(

@@ -609,7 +609,8 @@ int main(int argc, char** argv) {
       return safety_refusals(report, 0, "").empty() ? 0 : 1;
     }
     if (*characterize) {
-      if (std::filesystem::exists(char_out) && std::filesystem::equivalent(char_out, char_path)) {
+      if (std::filesystem::exists(char_out) && std::filesystem::exists(char_path) &&
+          std::filesystem::equivalent(char_out, char_path)) {
         std::cerr << "flashpq device characterize: -o names the device measured\n";
         return 2;
       }

@@ -167,6 +167,15 @@ TEST_CASE("characterize: a bad characterization file is an error naming the file
                                                       Catch::Contains("'iops'") &&
                                                       Catch::Contains("'nan'"));
   }
+  SECTION("a negative block size") {
+    std::string text = good;
+    const size_t at = text.find("\nrandread_4k_qd4,randread,4096,");
+    text.replace(at + std::string("\nrandread_4k_qd4,randread,").size(), 4, "-4096");
+    const std::string p = write_file(dir, "c.csv", text);
+    REQUIRE_THROWS_WITH(read_characterization(p), Catch::Contains(p + ":3") &&
+                                                      Catch::Contains("'bs'") &&
+                                                      Catch::Contains("whole number"));
+  }
   SECTION("an unknown column") {
     std::string text = good;
     text.replace(0, text.find(','), "patern");
