@@ -21,8 +21,10 @@
 //       [--geometries CxDxP,...]
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), `collect` found
-// cells missing or failed, or `device check` found reasons to refuse the device; 2 bad command
-// line or configuration, or a results file that cannot be resumed (nothing ran).
+// cells missing or failed, `device check` found reasons to refuse the device, or `device
+// calibrate`'s fit did not converge (no profile written); 2 bad command line or configuration
+// (a simflash profile calibrated to another device than the block cells' included), or a
+// results file that cannot be resumed (nothing ran).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
