@@ -158,11 +158,24 @@ CalibrationResult calibrate(const Characterization& c, const CalibrateOptions& o
   }
   if (3 * base_fn.patterns.size() <= kParams) {
     throw std::invalid_argument(fmt::format(
-        "--fit-patterns: {} patterns give {} residuals for {} parameters: expected at least 2 "
+        "--fit-patterns: {} patterns give {} residuals for {} parameters: expected at least {} "
         "patterns",
-        base_fn.patterns.size(), 3 * base_fn.patterns.size(), kParams));
+        base_fn.patterns.size(), 3 * base_fn.patterns.size(), kParams, kParams / 3 + 1));
   }
   std::vector<CalibrateOptions::Geometry> grid = o.geometries;
+  for (const CalibrateOptions::Geometry& g : grid) {
+    // Each candidate is simulated: at most 1024 (channel, die, plane) lanes, as large as the
+    // largest drives' parallelism, so that a simulated plan stays small.
+    const uint64_t lanes = uint64_t{g.channels} * g.dies_per_channel * g.planes_per_die;
+    if (g.channels < 1 || g.channels > 1024 || g.dies_per_channel < 1 ||
+        g.dies_per_channel > 1024 || g.planes_per_die < 1 || g.planes_per_die > 64 ||
+        lanes > 1024) {
+      throw std::invalid_argument(fmt::format(
+          "--geometries: expected channels in [1, 1024], dies per channel in [1, 1024], planes "
+          "in [1, 64] and at most 1024 lanes in all, found {}x{}x{}",
+          g.channels, g.dies_per_channel, g.planes_per_die));
+    }
+  }
   if (grid.empty()) {
     for (uint32_t ch : {1u, 2u, 4u, 8u, 16u})
       for (uint32_t d : {1u, 2u, 4u, 8u})

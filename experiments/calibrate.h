@@ -99,8 +99,9 @@ struct CalibrationResult {
 };
 
 /// Fits `options.base` to the medians of `c` (see the file comment). Progress goes to `log`.
-/// Throws std::invalid_argument for an unknown pattern name in fit_patterns, fewer fitted
-/// residuals than parameters, or an empty geometry list after filtering.
+/// Throws std::invalid_argument for an unknown pattern name in fit_patterns, no more fitted
+/// residuals than parameters (fewer than 3 patterns), or a geometry out of simflash's ranges or
+/// above 1024 lanes.
 CalibrationResult calibrate(const Characterization& c, const CalibrateOptions& options,
                             std::ostream& log);
 

@@ -294,7 +294,13 @@ TEST_CASE("calibrate: held-out patterns are predicted, not fitted", "[calibrate]
   o.fit_patterns = {"randread_4k_qd1", "no_such_pattern"};
   REQUIRE_THROWS_WITH(calibrate(c, o, log), Catch::Contains("'no_such_pattern'"));
   o.fit_patterns = {"randread_4k_qd1"};
-  REQUIRE_THROWS_WITH(calibrate(c, o, log), Catch::Contains("at least 2 patterns"));
+  REQUIRE_THROWS_WITH(calibrate(c, o, log), Catch::Contains("at least 3 patterns"));
+  o.fit_patterns = {"randread_4k_qd1", "randread_4k_qd32"};  // 6 residuals, 6 parameters
+  REQUIRE_THROWS_WITH(calibrate(c, o, log), Catch::Contains("at least 3 patterns"));
+  o.fit_patterns.clear();
+  o.geometries = {{64, 64, 1}};
+  REQUIRE_THROWS_WITH(calibrate(c, o, log),
+                      Catch::Contains("at most 1024 lanes") && Catch::Contains("64x64x1"));
 }
 
 TEST_CASE("calibrate: the profile written loads as device.profile, values intact", "[calibrate]") {
