@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "devices/block/block_device.h"
 #include "devices/simflash/simflash_device.h"
 #include "engine/direct/direct.h"
+#include "experiments/results.h"
 #include "experiments/run/simulated_runner.h"
 #include "experiments/run/wall_runner.h"
 #include "fmt/format.h"
@@ -79,17 +81,21 @@ class CompletionWindow {
  public:
   explicit CompletionWindow(uint64_t warmup) : warmup_(warmup) {}
   void operator()(uint64_t index, uint64_t arrival_ns, uint64_t completion_ns) {
+    if (index < warmup_) {  // at most `warmup` of them: kept to count those inside the window
+      warmup_completions_.push_back(completion_ns);
+      return;
+    }
     if (index == warmup_) first_measured_arrival_ = arrival_ns;
-    if (index >= warmup_)
-      last_measured_completion_ = std::max(last_measured_completion_, completion_ns);
-    completions_.push_back(completion_ns);
+    last_measured_completion_ = std::max(last_measured_completion_, completion_ns);
+    ++measured_;
   }
-  /// Completions per second between the first measured arrival and the last measured
-  /// completion; 0 when nothing was measured.
+  /// Completions per second in (first measured arrival, last measured completion]: every
+  /// measured request (each arrives at or after the first and completes after it) and the
+  /// warm-up requests that complete inside; 0 when nothing was measured.
   double per_second() const {
     if (last_measured_completion_ <= first_measured_arrival_) return 0;
-    uint64_t n = 0;
-    for (const uint64_t t : completions_) {
+    uint64_t n = measured_;
+    for (const uint64_t t : warmup_completions_) {
       // (T1, T2]: the completion that let the first measured request in is not in it.
       n += t > first_measured_arrival_ && t <= last_measured_completion_;
     }
@@ -99,8 +105,8 @@ class CompletionWindow {
 
  private:
   uint64_t warmup_;
-  uint64_t first_measured_arrival_ = 0, last_measured_completion_ = 0;
-  std::vector<uint64_t> completions_;
+  uint64_t first_measured_arrival_ = 0, last_measured_completion_ = 0, measured_ = 0;
+  std::vector<uint64_t> warmup_completions_;
 };
 
 PatternMeasurement measurement(const IoPatternSpec& p, uint32_t repeat, const TimingMetrics& m,
@@ -145,41 +151,6 @@ const std::vector<std::string>& columns() {
       "region_bytes", "engine",      "o_direct",   "date",         "flashpq_version",
       "seconds",      "repeats"};
   return c;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        out.back() += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out.emplace_back();
-    } else if (ch != '\r') {
-      out.back() += ch;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -436,11 +407,19 @@ void write_characterization(const Characterization& c, std::ostream& out) {
 }
 
 Characterization read_characterization(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot read the characterization file");
-  std::string line;
-  if (!std::getline(in, line)) throw std::invalid_argument(path + ": empty, expected a CSV header");
-  const std::vector<std::string> header = split_csv(line);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.empty()) throw std::invalid_argument(path + ": empty, expected a CSV header");
+  if (data.back() != '\n') data += '\n';  // a last line without its line break is whole here
+  std::vector<CsvRecord> records;
+  try {
+    bool truncated = false;
+    records = split_csv(data, path, truncated);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  const std::vector<std::string>& header = records.front().fields;
   std::map<std::string, size_t> at;
   for (size_t i = 0; i < header.size(); ++i) {
     if (std::find(columns().begin(), columns().end(), header[i]) == columns().end()) {
@@ -456,12 +435,11 @@ Characterization read_characterization(const std::string& path) {
     }
   }
   Characterization c;
-  size_t lineno = 1;
   bool first = true;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty()) continue;
-    const std::vector<std::string> f = split_csv(line);
+  for (size_t k = 1; k < records.size(); ++k) {
+    const size_t lineno = records[k].line;
+    if (records[k].text.empty()) continue;
+    const std::vector<std::string>& f = records[k].fields;
     if (f.size() != header.size()) {
       throw std::invalid_argument(fmt::format("{}:{}: expected {} fields, found {}", path, lineno,
                                               header.size(), f.size()));

@@ -131,6 +131,21 @@ bool set_trace_keys(const std::vector<std::string>& sets, const char* command, T
 
 }  // namespace
 
+// Writes `path` whole: write(out) into PATH.tmp, then check(PATH.tmp) (throws to keep the old
+// file), then a rename, so an interrupted or failed run leaves no half file.
+template <class Write, class Check = void (*)(const std::string&)>
+void write_whole(
+    const std::string& path, Write&& write, Check&& check = [](const std::string&) {}) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    write(out);
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  check(tmp);
+  std::filesystem::rename(tmp, path);
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"FlashPQ " FLASHPQ_VERSION
                ": what a caching policy earns in hit ratio and costs in write amplification on "
@@ -628,13 +643,7 @@ int main(int argc, char** argv) {
           sim ? characterize_simflash(simflash_profile(char_path.substr(9)), sim_opt)
               : characterize_device(char_block, char_opt, std::cerr);
       // Written whole to a temporary file, then renamed: an interrupted run leaves no half file.
-      const std::string tmp = char_out + ".tmp";
-      {
-        std::ofstream out(tmp);
-        write_characterization(c, out);
-        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
-      }
-      std::filesystem::rename(tmp, char_out);
+      write_whole(char_out, [&](std::ostream& out) { write_characterization(c, out); });
       std::cerr << "characterization of " << c.identity_text() << " written to " << char_out
                 << "\n";
       return 0;
@@ -699,14 +708,9 @@ int main(int argc, char** argv) {
                      "narrow --geometries\n";
         return 1;
       }
-      const std::string tmp = cal_out + ".tmp";
-      {
-        std::ofstream out(tmp);
-        write_profile(r, c, cal_in, cal_base, out);
-        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
-      }
-      load_simflash_profile(tmp);  // what was written reads back
-      std::filesystem::rename(tmp, cal_out);
+      write_whole(
+          cal_out, [&](std::ostream& out) { write_profile(r, c, cal_in, cal_base, out); },
+          [](const std::string& tmp) { load_simflash_profile(tmp); });  // it reads back
       std::cout << "profile written to " << cal_out << "\n";
       return 0;
     }

@@ -61,17 +61,6 @@ bool is_json_results(const std::string& path) {
   return p.extension() == ".jsonl" || p.extension() == ".json";
 }
 
-namespace {
-
-// Splits CSV text into records (RFC 4180, as csv_field() writes them): each record's fields,
-// its text without the line break, and the line it starts on. A last record without its line
-// break is reported apart.
-struct CsvRecord {
-  std::vector<std::string> fields;
-  std::string text;
-  size_t line = 0;
-};
-
 std::vector<CsvRecord> split_csv(const std::string& data, const std::string& path,
                                  bool& truncated_tail) {
   std::vector<CsvRecord> records;
@@ -122,8 +111,6 @@ std::vector<CsvRecord> split_csv(const std::string& data, const std::string& pat
   }
   return records;
 }
-
-}  // namespace
 
 StoredResults read_results(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

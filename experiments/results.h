@@ -73,4 +73,16 @@ class ResultsWriter {
 /// Quotes a CSV field when it holds a delimiter, quote or line break (RFC 4180).
 std::string csv_field(const std::string& text);
 
+/// One CSV record: its fields, its text without the line break, the line it starts on.
+struct CsvRecord {
+  std::vector<std::string> fields;
+  std::string text;
+  size_t line = 0;
+};
+/// Splits CSV text into records (RFC 4180, as csv_field() writes them). A last record without
+/// its line break is left out and truncated_tail set. Throws std::runtime_error naming
+/// path:line for a quote inside an unquoted field.
+std::vector<CsvRecord> split_csv(const std::string& data, const std::string& path,
+                                 bool& truncated_tail);
+
 }  // namespace flashpq

@@ -41,6 +41,17 @@ SimFlashConfig truth() {
   return c;
 }
 
+// The fit found truth()'s geometry, tR, tPROG and channel bandwidth (within 5 %).
+void check_truth_recovered(const CalibrationResult& r) {
+  CHECK(r.converged);
+  CHECK(r.config.channels == 2);
+  CHECK(r.config.dies_per_channel == 4);
+  CHECK(r.config.planes_per_die == 2);
+  CHECK(r.config.tR_us == Approx(80).epsilon(0.05));
+  CHECK(r.config.tPROG_us == Approx(600).epsilon(0.05));
+  CHECK(r.config.channel_bandwidth_mib_s == Approx(256).epsilon(0.05));
+}
+
 std::string write_file(const TempDir& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir.file(name)) << text;
   return dir.file(name);
@@ -198,13 +209,7 @@ TEST_CASE("calibrate: recovers tR, tPROG, channel bandwidth and the geometry of 
   o.base = simflash_profile("tiny");
   std::ostringstream log;
   const CalibrationResult r = calibrate(c, o, log);
-  CHECK(r.converged);
-  CHECK(r.config.channels == 2);
-  CHECK(r.config.dies_per_channel == 4);
-  CHECK(r.config.planes_per_die == 2);
-  CHECK(r.config.tR_us == Approx(80).epsilon(0.05));
-  CHECK(r.config.tPROG_us == Approx(600).epsilon(0.05));
-  CHECK(r.config.channel_bandwidth_mib_s == Approx(256).epsilon(0.05));
+  check_truth_recovered(r);
   // The host side: with the controller never the bottleneck, only the time a request spends
   // there unloaded (delay + controller) is seen, not how it splits.
   CHECK(r.config.host_overhead_us + r.config.host_command_us == Approx(15).epsilon(0.1));
@@ -224,13 +229,7 @@ TEST_CASE("calibrate: the same on a three-candidate grid (fast enough for the sa
   o.refine = 1;
   std::ostringstream log;
   const CalibrationResult r = calibrate(c, o, log);
-  CHECK(r.converged);
-  CHECK(r.config.channels == 2);
-  CHECK(r.config.dies_per_channel == 4);
-  CHECK(r.config.planes_per_die == 2);
-  CHECK(r.config.tR_us == Approx(80).epsilon(0.05));
-  CHECK(r.config.tPROG_us == Approx(600).epsilon(0.05));
-  CHECK(r.config.channel_bandwidth_mib_s == Approx(256).epsilon(0.05));
+  check_truth_recovered(r);
   REQUIRE(r.fitted.size() == 6);
   CHECK(r.fitted[0].name == "tR_us");
   CHECK(std::isfinite(r.fitted[0].standard_error));
