@@ -2,20 +2,34 @@
 #   make demo   install missing Debian packages, build (Release), run the quickstart, draw it
 #   make paper  the RIPQ paper's figures: experiments/paper/ on all cores, PNG and PDF, README
 #   make test   build and run every test: Catch2 through ctest, then pytest for the plots
-#   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan (CI runs it)
+#   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan, built with clang
+#                        and libFuzzer's coverage (the same build as make fuzz; CI runs it)
+#   make test-tsan   the tests of the parallel sweep and the prefetching reader under
+#                    ThreadSanitizer (CI runs it)
+#   make fuzz   every fuzz target (fuzz/targets.h) for FUZZ_SECONDS each (default 600), FUZZ_JOBS
+#               at once; prints executions and findings (CI: FUZZ_SECONDS=20)
 #   make format-check   every C++ source as the checked-in .clang-format wants it (CI runs it)
 #   make bench  requests per second of each exact policy (needs ../shared/traces)
 
 BUILD ?= build
 SAN_BUILD ?= build-sanitize
+TSAN_BUILD ?= build-tsan
+SAN_CXX ?= clang++-14
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= $(JOBS)
+FUZZ_TARGETS ?= $(notdir $(wildcard fuzz/corpus/*))
 JOBS ?= $(shell nproc)
 # Debian's interpreter: it is the one python3-matplotlib and python3-pytest install into.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps build demo paper test test-cpp test-python test-sanitize format format-check bench clean
+.PHONY: deps deps-sanitize build demo paper test test-cpp test-python test-sanitize test-tsan \
+        sanitize-build fuzz format format-check bench clean
 
 deps:
 	@scripts/install-deps.sh
+
+deps-sanitize:
+	@scripts/install-deps.sh sanitize
 
 build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -51,12 +65,26 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(PYTHON) -m pytest tests/python -q -p no:cacheprovider
 
-test-sanitize: deps
-	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHPQ_SANITIZE=ON
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests
+# One clang build for the sanitized tests and the fuzzer: ASan + UBSan + libFuzzer's coverage.
+sanitize-build: deps-sanitize
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=$(SAN_CXX) -DFLASHPQ_FUZZ=ON
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests flashpq_fuzz
+
+test-sanitize: sanitize-build
 	# Tests tagged [slow] (long validations on whole traces) run in the Release suite only.
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ./$(SAN_BUILD)/flashpq_tests "~[slow] ~[.]"
+
+fuzz: sanitize-build
+	scripts/fuzz.sh $(SAN_BUILD)/flashpq_fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+# ThreadSanitizer on the code that runs threads: the sweep's workers (experiments/sweep.cpp)
+# and the prefetching trace reader (traces/prefetch_reader.h).
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHPQ_TSAN=ON
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests
+	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/flashpq_tests "[sweep]~[block],prefetch*"
 
 # Every C++ source formatted with the checked-in .clang-format (CI fails otherwise).
 format: deps
@@ -69,4 +97,4 @@ bench: build
 	./$(BUILD)/flashpq bench --trace ../shared/traces/converted/w106.oracleGeneral.zst
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)

@@ -413,11 +413,17 @@ Characterization read_characterization(const std::string& path) {
   if (data.empty()) throw std::invalid_argument(path + ": empty, expected a CSV header");
   if (data.back() != '\n') data += '\n';  // a last line without its line break is whole here
   std::vector<CsvRecord> records;
+  bool truncated = false;
   try {
-    bool truncated = false;
     records = split_csv(data, path, truncated);
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument(e.what());
+  }
+  // The data ends in '\n', so a last record without its line break is one whose quoted field
+  // never closes.
+  if (truncated) {
+    throw std::invalid_argument(fmt::format("{}:{}: a quoted field is not closed before the end",
+                                            path, records.empty() ? 1 : records.back().line + 1));
   }
   const std::vector<std::string>& header = records.front().fields;
   std::map<std::string, size_t> at;

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages FlashPQ builds, tests and plots with, if any are missing.
 # Uses sudo when not root. Every library comes from Debian; nothing is downloaded otherwise.
+#   scripts/install-deps.sh            what `make demo` and `make test` need
+#   scripts/install-deps.sh sanitize   and clang with its sanitizer and libFuzzer runtimes
+#                                      (make test-sanitize, make fuzz)
 set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config make
@@ -16,6 +19,9 @@ PACKAGES=(
   clang-format
   python3 python3-matplotlib python3-numpy python3-pytest
 )
+if [ "${1:-}" = "sanitize" ]; then
+  PACKAGES+=(clang-14 libclang-rt-14-dev)
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -79,7 +79,7 @@ class LineReader {
   const std::string& path() const { return stream_.path(); }
 
  private:
-  static constexpr size_t kInitialBuffer = 1 << 20;
+  static constexpr size_t kInitialBuffer = kFuzzingBuild ? 64 : 1 << 20;
 
   static std::string_view strip_cr(std::string_view s) {
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);

@@ -54,7 +54,7 @@ ByteStream::ByteStream(const std::string& path) : path_(path) {
     if (magic == kZstdMagic || (magic & kSkippableMagicMask) == kSkippableMagic) {
       dctx_.reset(ZSTD_createDCtx());
       if (!dctx_) throw TraceError(path_ + ": cannot allocate a zstd decompression context");
-      in_.resize(std::max<size_t>(ZSTD_DStreamInSize(), 128 * 1024));
+      in_.resize(kFuzzingBuild ? 64 : std::max<size_t>(ZSTD_DStreamInSize(), 128 * 1024));
     } else if (in_[0] == 0x1f && in_[1] == 0x8b) {
       gzip_.reset(new z_stream_s{});
       // 15 + 16: a gzip wrapper only (RFC 1952), the largest window.
@@ -62,7 +62,7 @@ ByteStream::ByteStream(const std::string& path) : path_(path) {
         gzip_.release();
         throw TraceError(path_ + ": cannot allocate a gzip decompression stream");
       }
-      in_.resize(128 * 1024);
+      in_.resize(kFuzzingBuild ? 64 : 128 * 1024);
     }
   }
 }

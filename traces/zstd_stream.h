@@ -22,6 +22,16 @@ struct z_stream_s;
 
 namespace flashpq {
 
+/// True in the fuzzing build (CMake FLASHPQ_FUZZ, fuzz/targets.h): the trace readers then start
+/// with buffers of a few dozen bytes instead of hundreds of KiB, so that fuzz inputs of a few
+/// hundred bytes cross buffer boundaries and grow the line buffer (the paths a large trace
+/// takes), and an input costs no page faults for buffers it never fills.
+#ifdef FLASHPQ_FUZZING
+inline constexpr bool kFuzzingBuild = true;
+#else
+inline constexpr bool kFuzzingBuild = false;
+#endif
+
 /// Reads the bytes of one file front to back, decompressing it on the fly if it is zstd.
 ///
 /// Memory use is bounded: a fixed input buffer (a little over 128 KiB) for compressed files,

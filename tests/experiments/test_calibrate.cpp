@@ -193,6 +193,11 @@ TEST_CASE("characterize: a bad characterization file is an error naming the file
     const std::string p = write_file(dir, "c.csv", text);
     REQUIRE_THROWS_WITH(read_characterization(p), Catch::Contains("unknown column 'patern'"));
   }
+  SECTION("a quoted field that never closes (the header's: no record at all)") {
+    const std::string p = write_file(dir, "c.csv", "pattern,\"rw,bs\n" + good);
+    REQUIRE_THROWS_WITH(read_characterization(p),
+                        Catch::Contains(p + ":1") && Catch::Contains("quoted field is not closed"));
+  }
   SECTION("two devices in one file") {
     std::string text = good;
     const size_t last = text.rfind("simflash,simflash");
