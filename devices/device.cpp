@@ -46,7 +46,7 @@ const DeviceType& device_type(const std::string& name) {
 
 const SectionSpec& device_section() {
   static const SectionSpec section = registry_section(
-      "device", {}, key("device.name", ValueType::kEnum).def("null").desc("device"),
+      "device", fault_keys(), key("device.name", ValueType::kEnum).def("null").desc("device"),
       entry_specs(device_types()));
   return section;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/fault.h"
 #include "devices/io_log.h"
 #include "sim/columns.h"
 #include "sim/params.h"
@@ -75,6 +76,8 @@ class Device {
   /// a multiple of the logical block size, len is 0, or the extent ends past the capacity.
   [[gnu::always_inline]] void write(uint64_t offset, uint64_t len) {
     check(offset, len, "write");
+    if (fault_) [[unlikely]]
+      fault_->check(FaultInjector::kWrite, offset, len);
     if (io_log_) [[unlikely]]
       io_log_->record(FioIoLog::kWrite, offset, len);
     do_write(offset, len);
@@ -83,6 +86,8 @@ class Device {
   /// Reads `len` bytes at byte `offset`. Same checks as write.
   [[gnu::always_inline]] void read(uint64_t offset, uint64_t len) {
     check(offset, len, "read");
+    if (fault_) [[unlikely]]
+      fault_->check(FaultInjector::kRead, offset, len);
     if (io_log_) [[unlikely]]
       io_log_->record(FioIoLog::kRead, offset, len);
     do_read(offset, len);
@@ -99,6 +104,8 @@ class Device {
   /// Discards `len` bytes at byte `offset` (TRIM). Same checks as write.
   [[gnu::always_inline]] void trim(uint64_t offset, uint64_t len) {
     check(offset, len, "trim");
+    if (fault_) [[unlikely]]
+      fault_->check(FaultInjector::kTrim, offset, len);
     if (io_log_) [[unlikely]]
       io_log_->record(FioIoLog::kTrim, offset, len);
     do_trim(offset, len);
@@ -119,6 +126,17 @@ class Device {
   /// runner issues them. The runner keeps log->set_now_ns() current. Not owned.
   void set_io_log(FioIoLog* log) { io_log_ = log; }
   FioIoLog* io_log() const { return io_log_; }
+
+  /// Passes every write, read and trim through `fault` (devices/fault.h) before the device
+  /// does it: an injected error throws DeviceIoError and the device is left as it was.
+  /// nullptr, the default, injects nothing. Not owned.
+  void set_fault(FaultInjector* fault) { fault_ = fault; }
+  /// For a runner with its own I/O path (the block device's asynchronous one): the fault
+  /// layer's check of one operation, as write/read/trim make it.
+  void check_fault(FaultInjector::Op op, uint64_t offset, uint64_t len) {
+    if (fault_) [[unlikely]]
+      fault_->check(op, offset, len);
+  }
 
   /// Marks the start of the measured interval (the end of the warm-up): the device snapshots
   /// what its columns report the growth of. A runner calls it exactly once per run.
@@ -181,6 +199,7 @@ class Device {
   uint32_t block_bytes_;
   DeviceCounters counters_;
   FioIoLog* io_log_ = nullptr;
+  FaultInjector* fault_ = nullptr;
 };
 
 /// A device implementation as registered (devices/device.cpp, one line per device).

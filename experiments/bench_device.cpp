@@ -1,5 +1,11 @@
 #include "experiments/bench_device.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <ostream>
 #include <stdexcept>
 
@@ -108,6 +114,74 @@ int run_bench_device(const BenchDeviceConfig& config, std::ostream& out) {
         m.all.percentile_ns(0.999) / 1e3, dev.notes().empty() ? "" : " [" + dev.notes_text() + "]");
   }
   return 0;
+}
+
+VerifyDeviceResult run_verify_device(const VerifyDeviceConfig& config, std::ostream& out) {
+  BlockConfig bc = config.block;
+  bc.verify = true;
+  BlockDevice dev(bc);
+  const uint64_t size = dev.capacity_bytes();
+  const uint64_t lbs = dev.logical_block_bytes();
+  const uint64_t chunk = std::max<uint64_t>(lbs, config.chunk_bytes / lbs * lbs);
+  if (config.flip_at && *config.flip_at >= size) {
+    throw std::invalid_argument(
+        fmt::format("--flip-at: offset {} is past the region ({} bytes)", *config.flip_at, size));
+  }
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point a) {
+    return std::chrono::duration<double>(Clock::now() - a).count();
+  };
+  VerifyDeviceResult r;
+  auto t0 = Clock::now();
+  for (uint64_t off = 0; off < size; off += chunk) {
+    const uint64_t len = std::min(chunk, size - off);
+    dev.write(off, len);
+    r.bytes_written += len;
+  }
+  r.write_seconds = seconds(t0);
+  if (config.flip_at) {
+    // A second descriptor, buffered: what a stray write of another program would do.
+    const int fd = ::open(bc.path.c_str(), O_RDWR | O_CLOEXEC);
+    unsigned char byte = 0;
+    const auto at = static_cast<off_t>(*config.flip_at);
+    if (fd < 0 || ::pread(fd, &byte, 1, at) != 1) {
+      throw std::runtime_error(bc.path + ": cannot read the byte to flip: " + std::strerror(errno));
+    }
+    byte ^= 0xff;
+    if (::pwrite(fd, &byte, 1, at) != 1 || ::fsync(fd) != 0) {
+      throw std::runtime_error(bc.path + ": cannot flip the byte: " + std::strerror(errno));
+    }
+    ::close(fd);
+  }
+  t0 = Clock::now();
+  try {
+    for (uint64_t off = 0; off < size; off += chunk) {
+      const uint64_t len = std::min(chunk, size - off);
+      dev.read(off, len);
+      r.bytes_read += len;
+    }
+  } catch (const VerifyError& e) {
+    r.corrupt_offset = e.offset();
+    r.corruption = e.what();
+  }
+  r.read_seconds = seconds(t0);
+  r.blocks_checked = dev.verify_counters().blocks_checked;
+  const double gib = 1024.0 * 1024 * 1024;
+  out << fmt::format(
+      "verify {}: {} engine, O_DIRECT {}, queue depth {}, {} B pieces, logical block {} B\n"
+      "write pass: {} bytes ({:.2f} GiB) in {:.2f} s ({:.0f} MiB/s)\n"
+      "read pass:  {} bytes ({:.2f} GiB) in {:.2f} s ({:.0f} MiB/s), {} blocks checked\n",
+      bc.path, io_engine_name(dev.engine()), dev.o_direct() ? "on" : "off", bc.queue_depth,
+      bc.max_io_bytes, lbs, r.bytes_written, r.bytes_written / gib, r.write_seconds,
+      r.bytes_written / (1024.0 * 1024) / std::max(r.write_seconds, 1e-9), r.bytes_read,
+      r.bytes_read / gib, r.read_seconds,
+      r.bytes_read / (1024.0 * 1024) / std::max(r.read_seconds, 1e-9), r.blocks_checked);
+  if (r.corrupt_offset) {
+    out << fmt::format("corruption at offset {}: {}\n", *r.corrupt_offset, r.corruption);
+  } else {
+    out << "0 corruptions\n";
+  }
+  return r;
 }
 
 }  // namespace flashpq

@@ -17,18 +17,23 @@
 //   flashpq device check PATH
 //   flashpq device characterize PATH [-o CHAR.csv] [--seconds S] [--repeats N] [--region BYTES]
 //       [--force-destroy=SERIAL]
+//   flashpq device verify PATH [--size BYTES] [--flip-at OFFSET] [--queue-depth N]
 //   flashpq device calibrate CHAR.csv -o PROFILE.yaml [--base PROFILE] [--fit-patterns A,B]
 //       [--geometries CxDxP,...]
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), `collect` found
 // cells missing or failed, `device check` found reasons to refuse the device, or `device
 // calibrate`'s fit did not converge (no profile written); 2 bad command line or configuration
-// (a simflash profile calibrated to another device than the block cells' included), or a
-// results file that cannot be resumed (nothing ran).
+// (a simflash profile calibrated to another device than the block cells' included), a results
+// file that cannot be resumed (nothing ran), or a results file that cannot be written (the rows
+// written before stay); 128 + N `flashpq run` stopped by signal N (130 SIGINT, 143 SIGTERM): the
+// finished cells' rows are written, the log names the cells that remain (README "Errors").
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -144,6 +149,23 @@ void write_whole(
   }
   check(tmp);
   std::filesystem::rename(tmp, path);
+}
+
+// flashpq run's SIGINT and SIGTERM: the sweep stops cleanly (SweepOptions::interrupt). The
+// handler only stores; SA_RESETHAND makes a second signal kill at once.
+static std::atomic<bool> g_interrupt{false};
+static std::atomic<int> g_signal{0};
+static void on_stop_signal(int sig) {
+  g_signal.store(sig, std::memory_order_relaxed);
+  g_interrupt.store(true, std::memory_order_relaxed);
+}
+static void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 int main(int argc, char** argv) {
@@ -354,6 +376,29 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   characterize->add_option("--force-destroy", char_block.force_destroy, force_help);
 
+  auto* verify_cmd = device->add_subcommand(
+      "verify",
+      "Write the region with verify headers (magic, offset, generation, CRC32C) through the "
+      "I/O path, optionally corrupt one byte, read it all back and check every block: "
+      "'0 corruptions' or the first corrupted block's offset (exit 1). Overwrites the region.");
+  VerifyDeviceConfig ver;
+  std::string ver_size = "0", ver_chunk = "64MiB", ver_engine = "io_uring";
+  uint64_t ver_flip = 0;
+  verify_cmd->add_option("path", ver.block.path, "Block device or file (created when missing)")
+      ->required();
+  verify_cmd
+      ->add_option("--size", ver_size,
+                   "Bytes verified from offset 0 (0 = the device or file; a missing file needs it)")
+      ->capture_default_str();
+  verify_cmd->add_option("--chunk", ver_chunk, "Bytes per write and read call")
+      ->capture_default_str();
+  verify_cmd->add_option("--queue-depth", ver.block.queue_depth, "I/Os in flight")
+      ->capture_default_str();
+  verify_cmd->add_option("--engine", ver_engine, "io_uring | psync")->capture_default_str();
+  auto* ver_flip_opt = verify_cmd->add_option(
+      "--flip-at", ver_flip, "Flip the byte at this offset between the write and the read pass");
+  verify_cmd->add_option("--force-destroy", ver.block.force_destroy, force_help);
+
   auto* calibrate_cmd = device->add_subcommand(
       "calibrate",
       "Fit simflash's tR, tPROG, channel bandwidth, host overhead and geometry to a "
@@ -539,7 +584,20 @@ int main(int argc, char** argv) {
         submit_slurm(ex, file, out, sweep, slurm, std::cout, std::cerr);
         return 0;
       }
-      const size_t failed = run_experiment(ex, out, std::cerr, sweep);
+      static_assert(std::atomic<bool>::is_always_lock_free);  // safe in a signal handler
+      sweep.interrupt = &g_interrupt;
+      install_stop_handlers();
+      size_t failed = 0;
+      try {
+        failed = run_experiment(ex, out, std::cerr, sweep);
+      } catch (const SweepInterrupted& e) {
+        const int sig = g_signal.load();
+        std::cerr << "flashpq: interrupted by " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": "
+                  << e.remaining.size() << " of " << ex.cells.size()
+                  << " cells remain without a row: " << format_cell_ranges(e.remaining) << "; `"
+                  << "flashpq run " << file << " -o " << out << " --resume` runs them\n";
+        return 128 + sig;
+      }
       if (failed) {
         std::cerr << "flashpq: " << failed << " of " << ex.cells.size()
                   << " cells failed; their rows carry the error\n";
@@ -713,6 +771,15 @@ int main(int argc, char** argv) {
           [](const std::string& tmp) { load_simflash_profile(tmp); });  // it reads back
       std::cout << "profile written to " << cal_out << "\n";
       return 0;
+    }
+    if (*verify_cmd) {
+      ver.block.capacity_bytes = ver_size == "0" ? 0 : parse_size(ver_size);
+      ver.chunk_bytes = parse_size(ver_chunk);
+      ver.block.engine = parse_io_engine(ver_engine);
+      ver.block.max_io_bytes = std::max<uint32_t>(ver.block.max_io_bytes, 1u << 20);
+      if (*ver_flip_opt) ver.flip_at = ver_flip;
+      const VerifyDeviceResult r = run_verify_device(ver, std::cout);
+      return r.corrupt_offset ? 1 : 0;
     }
     if (*bench_device) {
       const uint64_t io_size = parse_size(bd_io_size);

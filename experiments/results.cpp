@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -239,9 +241,21 @@ std::string ResultsWriter::write(const ResultRow& row) {
       text += csv_field(row[i].text);
     }
   }
+  std::string cell = "?";
+  for (const auto& c : row) {
+    if (c.name == "cell") cell = c.text;
+  }
+  errno = 0;
   out_ << text << '\n';
   out_.flush();
-  if (!out_) throw std::runtime_error(path_ + ": write error");
+  if (!out_) {
+    // A full disk, a quota, an I/O error: the rows before this one are whole in the file (an
+    // unfinished last record is dropped by read_results(), so --resume keeps the others).
+    throw std::runtime_error(fmt::format(
+        "{}: cannot write the row of cell {}: {}; the rows written before it are kept (--resume "
+        "runs the others)",
+        path_, cell, errno != 0 ? std::strerror(errno) : "write error"));
+  }
   return text;
 }
 

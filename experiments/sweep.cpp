@@ -86,6 +86,7 @@ struct Slot {
   ResultRow row;
   std::string log;  // the cell's lines, printed when its row is written
   bool failed = false;
+  bool interrupted = false;  // stopped by SweepOptions::interrupt: no row
 };
 
 // The label of a cell in the log: capacity, policy, framework and device.
@@ -101,13 +102,13 @@ std::string cell_label(const CellConfig& cell) {
 }
 
 // Runs one cell: its row, and its log lines.
-void run_slot(Slot& s, size_t cells) {
+void run_slot(Slot& s, size_t cells, const std::atomic<bool>* interrupt) {
   const CellConfig& cell = *s.cell;
   const std::string label = cell_label(cell);
   const std::string at = fmt::format("[{}/{}]", cell.index + 1, cells);
   try {
     if (s.summary == nullptr) throw std::runtime_error(*s.summary_error);
-    s.row = run_cell(cell, *s.summary, &s.progress);
+    s.row = run_cell(cell, *s.summary, &s.progress, interrupt);
     // The headline metrics: hit ratios of a cache, write amplification of a flash device.
     std::string metrics;
     for (const auto& c : s.row) {
@@ -125,6 +126,10 @@ void run_slot(Slot& s, size_t cells) {
         i = end + 2;
       }
     }
+  } catch (const CellInterrupted&) {
+    s.interrupted = true;
+    s.row.clear();
+    s.log = fmt::format("{}{}  interrupted\n", at, label);
   } catch (const std::exception& e) {
     s.failed = true;
     s.row = failed_row(cell, e.what());
@@ -414,8 +419,11 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   uint64_t used = 0;
   bool stop = false, exclusive_running = false;
   const uint64_t budget = options.memory_bytes;
+  auto interrupted = [&] {
+    return options.interrupt != nullptr && options.interrupt->load(std::memory_order_relaxed);
+  };
   auto fits = [&] {
-    if (next == n || stop) return true;
+    if (next == n || stop || interrupted()) return true;
     const Slot& s = *to_run[next];
     if (exclusive_running) return false;
     if (s.exclusive) return running == 0;
@@ -425,14 +433,14 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     std::unique_lock lk(mu);
     for (;;) {
       work_cv.wait(lk, fits);
-      if (next == n || stop) return;
+      if (next == n || stop || interrupted()) return;
       Slot& s = *to_run[next++];
       used += s.estimate;
       ++running;
       exclusive_running = s.exclusive;
       s.state = Slot::State::kRunning;
       lk.unlock();
-      run_slot(s, total_cells);
+      run_slot(s, total_cells, options.interrupt);
       lk.lock();
       used -= s.estimate;
       --running;
@@ -477,16 +485,25 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
                        written, n, failed, cells.empty() ? "" : " running" + cells,
                        human_count(rate), human_seconds(elapsed), human_seconds(eta));
   };
-  const double tick = options.live_progress          ? 0.5
-                      : options.progress_seconds > 0 ? std::max(0.05, options.progress_seconds)
-                                                     : 3600;
+  // A signal handler cannot wake done_cv: with an interrupt flag, look at it every 0.1 s.
+  const double tick =
+      std::min(options.interrupt != nullptr ? 0.1 : 3600,
+               options.live_progress          ? 0.5
+               : options.progress_seconds > 0 ? std::max(0.05, options.progress_seconds)
+                                              : 3600);
   auto last_plain = Clock::now();
+  auto last_live = Clock::time_point{};  // the first pass draws
+  // The next row to write is ready: its cell finished (and was not interrupted).
+  auto ready = [&] {
+    const Slot& s = *to_run[written];
+    return s.state == Slot::State::kDone && !s.interrupted;
+  };
   try {
     std::unique_lock lk(mu);
     while (written < n) {
       done_cv.wait_for(lk, std::chrono::duration<double>(tick),
-                       [&] { return to_run[written]->state == Slot::State::kDone; });
-      while (written < n && to_run[written]->state == Slot::State::kDone) {
+                       [&] { return ready() || (interrupted() && running == 0); });
+      while (written < n && ready()) {
         Slot& s = *to_run[written];
         lk.unlock();
         if (live_drawn) log << "\r\x1b[K";
@@ -502,9 +519,13 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
         ++written;
       }
       if (written == n) break;
+      if (interrupted() && running == 0) break;  // no cell runs and none will start
       if (options.live_progress) {
-        log << "\r\x1b[K" << progress_line() << std::flush;
-        live_drawn = true;
+        if (std::chrono::duration<double>(Clock::now() - last_live).count() >= 0.45) {
+          log << "\r\x1b[K" << progress_line() << std::flush;
+          live_drawn = true;
+          last_live = Clock::now();
+        }
       } else if (options.progress_seconds > 0 &&
                  std::chrono::duration<double>(Clock::now() - last_plain).count() >=
                      options.progress_seconds) {
@@ -524,6 +545,21 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   for (auto& t : workers) t.join();
   if (live_drawn) log << "\r\x1b[K" << std::flush;
 
+  // Interrupted: the rows of cells that finished after one that did not, then what remains.
+  std::vector<size_t> remaining;
+  if (written < n) {
+    for (size_t i = written; i < n; ++i) {
+      Slot& s = *to_run[i];
+      log << s.log;
+      if (s.state == Slot::State::kDone && !s.interrupted) {
+        file_rows.emplace_back(s.cell->index, writer->write(s.row));
+      } else {
+        remaining.push_back(s.cell->index);
+      }
+    }
+    log << std::flush;
+  }
+
   // 4. Rows in cell order (a resumed file appended after its kept rows).
   const bool sorted =
       std::is_sorted(file_rows.begin(), file_rows.end(),
@@ -537,6 +573,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     for (auto& [i, t] : file_rows) texts.push_back(std::move(t));
     ResultsWriter(output, columns, texts);
   }
+  if (!remaining.empty()) throw SweepInterrupted(std::move(remaining));
   return failed;
 }
 

@@ -23,10 +23,12 @@
 // timing of a real device.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +69,21 @@ struct SweepOptions {
   double progress_seconds = 30;
   /// Where trace summaries are stored and read back.
   SummaryCacheOptions summaries;
+  /// Set (by a signal handler: flashpq run on SIGINT and SIGTERM) to stop the sweep: no cell
+  /// starts, running cells stop at their next batch of requests and write no row, the finished
+  /// cells' rows are written, then run_experiment throws SweepInterrupted. Null: never.
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
+/// A sweep stopped by SweepOptions::interrupt. Every finished cell's row is in the results file
+/// (whole: a row is written only once its cell has finished); `remaining` are the cells of the
+/// run without a row, which `--resume` runs.
+class SweepInterrupted : public std::runtime_error {
+ public:
+  explicit SweepInterrupted(std::vector<size_t> remaining)
+      : std::runtime_error("interrupted"), remaining(std::move(remaining)) {}
+  /// Cell indices (0-based, ascending).
+  std::vector<size_t> remaining;
 };
 
 /// Runs the cells of `ex` as `options` say, writing rows to `output` (created or truncated
@@ -80,7 +97,8 @@ struct SweepOptions {
 /// rows are appended. Throws std::runtime_error, leaving the file untouched, if the results file
 /// cannot be read, if its columns are not the ones this run writes, or if it holds stale rows
 /// and options.stale is kError (the message counts them by cause and FlashPQ version); throws
-/// std::runtime_error on a write error.
+/// std::runtime_error on a write error (the rows written before it stay); throws
+/// SweepInterrupted once options.interrupt stopped it (the finished cells' rows written).
 size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
                       const SweepOptions& options = {});
 

@@ -48,6 +48,8 @@ class RngStream {
   static constexpr uint64_t kYcsbStream = 7;
   /// The cachebench generator's operations and keys (traces/cachebench.cpp).
   static constexpr uint64_t kCachebenchStream = 8;
+  /// The fault layer's injected errors (devices/fault.h).
+  static constexpr uint64_t kFaultStream = 9;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

@@ -303,6 +303,12 @@ void BlockDevice::check_verified(const Slot& s) {
     const uint64_t off = s.offset + b;
     const uint32_t expected = generation_[off >> block_shift_];
     if (expected == 0) {
+      if (unwritten_reads_are_errors_) {
+        throw VerifyError(fmt::format("verify: {}: read of the block of {} bytes at offset {}, "
+                                      "which this run never wrote (or discarded since)",
+                                      config_.path, lbs, off),
+                          off);
+      }
       ++verify_.blocks_unchecked;
       continue;
     }

@@ -97,6 +97,11 @@ class BlockDevice final : public Device {
   bool discard_supported() const { return discard_supported_; }
   uint64_t discards_skipped() const { return discards_skipped_; }
   const VerifyCounters& verify_counters() const { return verify_; }
+  /// With verify on: a read of a block this device never wrote (or discarded since) throws
+  /// VerifyError instead of being counted unchecked. A cache reads only what it wrote, so for
+  /// its cells such a read is a lost write or a bug, never data to accept (the cell runner sets
+  /// it for every framework but direct, whose device workloads may read unwritten space).
+  void set_unwritten_reads_are_errors(bool on) { unwritten_reads_are_errors_ = on; }
 
   // --- Drive write counters (nvme_log.h) -------------------------------------------------
   /// Snapshots the NVMe counters of the drive under this device (when nvme_counters is set
@@ -232,6 +237,7 @@ class BlockDevice final : public Device {
   uint64_t next_generation_ = 1;
   uint32_t block_shift_ = 0;
   VerifyCounters verify_;
+  bool unwritten_reads_are_errors_ = false;
   std::exception_ptr pending_error_;
   std::optional<NvmeSnapshot> nvme_before_;
   NvmeWriteDelta nvme_delta_;  // the last end_nvme_measurement()

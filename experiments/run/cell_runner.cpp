@@ -26,6 +26,17 @@ uint64_t expected_cached_objects(uint64_t capacity_bytes, bool unit_size,
 }
 
 CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
+  // Empty and degenerate inputs (README "Errors"): a row of no requests is not a result.
+  const std::string& transforms = cell.trace.params.text("trace.transforms");
+  const std::string trace = cell.trace.path().empty()
+                                ? "generator " + cell.trace.params.text("trace.generator")
+                                : cell.trace.path();
+  if (summary.requests == 0) {
+    throw std::invalid_argument(
+        transforms.empty()
+            ? fmt::format("{}: the trace holds no requests", trace)
+            : fmt::format("{}: no request is left after trace.transforms '{}'", trace, transforms));
+  }
   CellPlan plan;
   plan.cache = cell.cache;
   const uint64_t working_set =
@@ -38,6 +49,12 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
   plan.warmup_requests =
       fill +
       static_cast<uint64_t>(std::floor(cell.warmup * static_cast<double>(summary.requests - fill)));
+  if (plan.warmup_requests >= summary.requests) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the warm-up (warmup {}, {} preconditioning requests) leaves none of the trace's {} "
+        "requests to measure",
+        trace, cell.warmup, fill, summary.requests));
+  }
   plan.expected_objects =
       expected_cached_objects(plan.cache.capacity_bytes, plan.cache.unit_size, summary);
   plan.direct = !framework_builds_cache(cell.framework.name);
@@ -165,14 +182,22 @@ CellCost sample_cell_cost(const CellConfig& cell, const TraceSummary& summary, u
 }
 
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
-                   std::atomic<uint64_t>* progress) {
+                   std::atomic<uint64_t>* progress, const std::atomic<bool>* interrupt) {
   CellPlan plan = plan_cell(cell, summary);
   plan.progress = progress;
+  plan.interrupt = interrupt;
   // Each runner builds the device it needs (the loader checked that the cell's device is one).
   // flashpq run --iolog: the device's I/O as a fio iolog, named after the device fio will
   // open (the block device's path; otherwise a name to redirect with --replay_redirect).
   std::optional<FioIoLog> io_log;
+  std::optional<FaultInjector> fault;
   auto attach = [&](Device& device) {
+    if (const FaultConfig f = fault_config(plan.device.params); f.active()) {
+      const std::string& path = plan.device.params.text("device.path");
+      fault.emplace(f, path.empty() ? plan.device.name : plan.device.name + " " + path,
+                    plan.device.seed);
+      device.set_fault(&*fault);
+    }
     if (cell.iolog_path.empty()) return;
     const std::string path = plan.device.params.text("device.path");
     io_log.emplace(cell.iolog_path, plan.device.name == "block" && !path.empty()
@@ -197,6 +222,7 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
     }
     case RunnerKind::kWall: {
       BlockDevice device(plan.device);
+      device.set_unwritten_reads_are_errors(!plan.direct);
       attach(device);
       return row(run_on_wall_clock(cell, plan, device), device);
     }

@@ -24,9 +24,11 @@ namespace flashpq {
 /// timing of a real device). Throws on failure (the sweep records the message in the row's
 /// `error` column).
 /// `progress`, when given, counts the requests read so far (a sweep's progress line); it does
-/// not change the row.
+/// not change the row. When `interrupt` turns true the cell stops at its next batch of requests
+/// and throws CellInterrupted (experiments/run/measure.h).
 ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
-                   std::atomic<uint64_t>* progress = nullptr);
+                   std::atomic<uint64_t>* progress = nullptr,
+                   const std::atomic<bool>* interrupt = nullptr);
 
 /// An upper estimate of the memory, in bytes, that running `cell` on a trace summarised as
 /// `summary` adds to the process: the hit statistics' seen-key set (32 B per distinct key of

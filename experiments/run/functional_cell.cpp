@@ -15,7 +15,7 @@ Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device&
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   if (plan.direct) {
     PrefetchReader prefetch(open_cell_trace(cell, plan));  // decoding overlaps the replay
-    ProgressReader reader(prefetch, plan.progress);
+    ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     m.replayed =
         replay_direct(device, reader, DirectConfig::from(cell.framework.params).offset_unit_bytes,
                       plan.warmup_requests, m.counted, [&] { end_warmup(m, device); });
@@ -25,7 +25,7 @@ Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device&
     stats.reserve(plan.trace_objects);
     with_cell_cache(cell, plan, device, [&](auto& c) {
       PrefetchReader prefetch(open_cell_trace(cell, plan));
-      ProgressReader reader(prefetch, plan.progress);
+      ProgressReader reader(prefetch, plan.progress, plan.interrupt);
       m.replayed =
           replay_stream(c, reader, stats, plan.warmup_requests, [&] { end_warmup(m, device, c); });
       finish(m, c, device);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct CellPlan {
   /// Where the runner counts the requests it has read, for a sweep's progress line (relaxed
   /// stores, once per batch); null = not counted. Never reaches the row.
   std::atomic<uint64_t>* progress = nullptr;
+  /// When it becomes true, the runner stops at its next batch of requests by throwing
+  /// CellInterrupted (a sweep stopped by SIGINT or SIGTERM); null = never. Never reaches the row.
+  const std::atomic<bool>* interrupt = nullptr;
   /// Read only the trace's first `request_limit` requests (0 = all): flashpq plan's timed
   /// sample. Never set for a row.
   uint64_t request_limit = 0;
@@ -79,15 +83,27 @@ class LimitReader final : public TraceReader {
   uint64_t left_;
 };
 
+/// A cell stopped before its end because its sweep was interrupted (CellPlan::interrupt).
+class CellInterrupted : public std::runtime_error {
+ public:
+  CellInterrupted() : std::runtime_error("interrupted") {}
+};
+
 /// A trace reader that adds each batch's size to a counter (a sweep's progress line) as the
-/// runner consumes it: one relaxed atomic add per batch, nothing per request. It reads `inner`,
-/// which it does not own; a null counter counts nothing.
+/// runner consumes it, and stops the cell when `interrupt` turns true: one relaxed atomic add
+/// and one relaxed load per batch, nothing per request. It reads `inner`, which it does not own;
+/// a null counter counts nothing, a null flag never stops.
 class ProgressReader final : public TraceReader {
  public:
-  /// REQUIRES: `inner` and `*counter` outlive the reader.
-  ProgressReader(TraceReader& inner, std::atomic<uint64_t>* counter)
-      : inner_(inner), counter_(counter) {}
+  /// REQUIRES: `inner`, `*counter` and `*interrupt` outlive the reader.
+  ProgressReader(TraceReader& inner, std::atomic<uint64_t>* counter,
+                 const std::atomic<bool>* interrupt = nullptr)
+      : inner_(inner), counter_(counter), interrupt_(interrupt) {}
+  /// Throws CellInterrupted once the flag is set.
   size_t read(std::span<Request> out) override {
+    if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) {
+      throw CellInterrupted();
+    }
     const size_t n = inner_.read(out);
     if (counter_ != nullptr) counter_->fetch_add(n, std::memory_order_relaxed);
     return n;
@@ -98,6 +114,7 @@ class ProgressReader final : public TraceReader {
  private:
   TraceReader& inner_;
   std::atomic<uint64_t>* counter_;
+  const std::atomic<bool>* interrupt_;
 };
 
 /// The cell's trace, opened for its replay (its first plan.request_limit requests when set).

@@ -18,7 +18,7 @@ Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlash
   // on_warm() just before request warmup_requests (or at the end if the warm-up covers all).
   auto drive = [&](auto&& on_warm, auto&& step) {
     PrefetchReader prefetch(open_cell_trace(cell, plan));
-    ProgressReader reader(prefetch, plan.progress);
+    ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     bool warm_taken = false;
     const TimedRunResult r = run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader,
                                        [&](const Request& q, uint64_t i) {

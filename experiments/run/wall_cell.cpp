@@ -85,7 +85,7 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
       }
     }
     auto opened = open_cell_trace(cell, plan);
-    ProgressReader reader(*opened, plan.progress);
+    ProgressReader reader(*opened, plan.progress, plan.interrupt);
     CountingReaderSource source(reader, plan.warmup_requests, m.counted);
     WallOptions options;
     options.offset_unit_bytes = unit;
@@ -103,7 +103,7 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
     stats.reserve(plan.trace_objects);
     with_cell_cache(cell, plan, device, [&](auto& c) {
       PrefetchReader prefetch(open_cell_trace(cell, plan));
-      ProgressReader reader(prefetch, plan.progress);
+      ProgressReader reader(prefetch, plan.progress, plan.interrupt);
       WallTimedCache timed(c, plan.warmup_requests, timing, device.io_log());
       device.begin_nvme_measurement();
       m.replayed = replay_stream(timed, reader, stats, plan.warmup_requests,

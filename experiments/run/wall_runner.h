@@ -253,6 +253,10 @@ WallResult run_wall(BlockDevice& dev, const TimingConfig& timing, Source& source
         if (closed) ready.pop_front();
         const bool measured = index >= warmup_requests;
         if (index == warmup_requests) on_warmup_end();
+        dev.check_fault(io.kind == DirectIo::kRead    ? FaultInjector::kRead
+                        : io.kind == DirectIo::kWrite ? FaultInjector::kWrite
+                                                      : FaultInjector::kTrim,
+                        io.offset, io.len);
         if (FioIoLog* io_log = dev.io_log()) {  // the request as issued (its pieces are not)
           io_log->set_now_ns(now - t0);
           io_log->record(io.kind == DirectIo::kRead    ? FioIoLog::kRead

@@ -180,6 +180,18 @@ TEST_CASE(
   CHECK(dev.verify_counters().blocks_unchecked == 4);
   CHECK(dev.counters().writes == 3);
   CHECK(dev.counters().reads == 2);
+  // A cache's device (the cell runner sets it for every framework but direct): a read of a
+  // block never written is reported with its offset, not accepted.
+  dev.set_unwritten_reads_are_errors(true);
+  dev.read(0, 4 * lbs);  // written: fine
+  try {
+    dev.read((2 << 20) - lbs, 2 * lbs);
+    FAIL("read of an unwritten block accepted");
+  } catch (const VerifyError& e) {
+    CHECK(e.offset() == (2u << 20) - lbs);
+    CHECK_THAT(e.what(), Catch::Contains("which this run never wrote"));
+  }
+  CHECK(dev.verify_counters().blocks_unchecked == 4);
 }
 
 TEST_CASE("verify: a flipped byte anywhere in a block fails the read with that block's offset",

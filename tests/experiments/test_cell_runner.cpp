@@ -2,7 +2,8 @@
 // (experiments/run/cell_runner.h): a fractional block size (framework.block_size, the row's
 // block_size_bytes), a simflash device sized for the cache (device.size_to_cache, the row's
 // device_exported_bytes), a device too small for the cache's blocks (an error), and the notes on
-// legal but misleading configurations (the row's notes column and the log's warnings). Expected
+// legal but misleading configurations (the row's notes column and the log's warnings), and
+// traces that leave nothing to measure (errors). Expected
 // figures are computed by hand from the bundled AdaptSize trace's README (working set
 // 278,854,232 bytes) and the tiny profile (superblocks of 4 lanes × 16 pages × 4 KiB).
 #include <sys/wait.h>
@@ -104,6 +105,39 @@ TEST_CASE("a device smaller than the cache's blocks is an error before the cell 
   CHECK_THROWS_WITH(run_cell(ex.cells[0], bundled_summary()),
                     Contains("26 device blocks of 1048576 B need 27262976 B") &&
                         Contains("exports only 12582912 B"));
+}
+
+TEST_CASE("a trace with no requests, or none left to measure, is an error naming it",
+          "[experiments][plan]") {
+  TempDir dir;
+  auto cell_of = [&](const std::string& trace_yaml) {
+    const Experiment ex = load_experiment(
+        dir.write("d.yaml", "name: d\ntrace: " + trace_yaml + "\ncache: {capacity: 1MiB}\n"), {});
+    REQUIRE(ex.cells.size() == 1);
+    return ex.cells[0];
+  };
+  SECTION("an empty trace file") {
+    const std::string empty = dir.write("empty.oracleGeneral", "");
+    const CellConfig cell = cell_of("{path: " + empty + "}");
+    CHECK_THROWS_WITH(run_cell(cell, summarize_trace(cell.trace)),
+                      Contains(empty + ": the trace holds no requests"));
+  }
+  SECTION("transforms that keep nothing (the bundled trace has no deletes)") {
+    const CellConfig cell = cell_of("{path: " + kTrace + ", transforms: 'filter_ops keep=delete'}");
+    CHECK_THROWS_WITH(run_cell(cell, summarize_trace(cell.trace)),
+                      Contains(kTrace + ": no request is left after trace.transforms "
+                                        "'filter_ops keep=delete'"));
+  }
+  SECTION("a warm-up that takes every request (all of them preconditioning)") {
+    const CellConfig cell = cell_of("{path: " + kTrace + "}");
+    TraceSummary s = bundled_summary();
+    s.preconditioning_requests = s.requests;
+    CHECK_THROWS_WITH(run_cell(cell, s),
+                      Contains(kTrace + ": the warm-up") &&
+                          Contains("leaves none of the trace's " + std::to_string(s.requests)));
+    s.preconditioning_requests = s.requests - 1;  // one left: it runs
+    CHECK_NOTHROW(run_cell(cell, s));
+  }
 }
 
 TEST_CASE("notes name legal but misleading configurations", "[experiments][plan]") {

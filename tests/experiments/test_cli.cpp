@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
@@ -564,14 +565,16 @@ TEST_CASE("flashpq bench --des runs the timed mode -- a bad profile exits 2", "[
 }
 
 // Starts `flashpq ARGS...` in `dir` with its output discarded; returns its process id.
-pid_t spawn_flashpq(const TempDir& dir, const std::vector<std::string>& args) {
+// Starts `flashpq ARGS` in `dir`; its stderr goes to `err` (a file), else to /dev/null.
+pid_t spawn_flashpq(const TempDir& dir, const std::vector<std::string>& args,
+                    const std::string& err = "") {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
     if (::chdir(dir.path().c_str()) != 0) ::_exit(127);
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
-    ::dup2(null, 2);
+    ::dup2(err.empty() ? null : ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
     std::vector<char*> argv{const_cast<char*>(FLASHPQ_BINARY)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -579,6 +582,141 @@ pid_t spawn_flashpq(const TempDir& dir, const std::vector<std::string>& args) {
     ::_exit(127);
   }
   return pid;
+}
+
+TEST_CASE("flashpq run: SIGINT and SIGTERM stop cleanly: whole rows, the cells left named, 128+N",
+          "[cli]") {
+  TempDir dir;
+  // 6 cells of 2 M requests (a few tenths of a second each in Release).
+  dir.write("s.yaml",
+            "name: s\ntrace: {format: generator, generator: zipf, objects: 200000, "
+            "requests: 2000000}\ncache: {capacity: 0.1}\n"
+            "matrix:\n  policy.name: [fifo, lru, slru]\n  cache.capacity: [0.05, 0.1]\n");
+  const Result ref = flashpq(dir, "run s.yaml -o ref.csv --jobs 2");
+  INFO(ref.err);
+  REQUIRE(ref.status == 0);
+  const auto expected = parse_csv(slurp(dir.file("ref.csv")));
+  REQUIRE(expected.size() == 7);
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    INFO(name);
+    fs::remove(dir.file("s.csv"));
+    const pid_t pid =
+        spawn_flashpq(dir, {"run", "s.yaml", "-o", "s.csv", "--jobs", "2"}, dir.file("s.log"));
+    // Once the first row is in the file: cells are running and others have not started.
+    for (int i = 0; i < 6000 && lines(slurp(dir.file("s.csv"))).size() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    const std::string log = slurp(dir.file("s.log"));
+    INFO(log);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + sig);
+    CHECK_THAT(log, Contains("flashpq: interrupted by " + name));
+    CHECK_THAT(log, Contains("--resume` runs them"));
+    // Every row in the file is whole and equals the uninterrupted run's row of its cell.
+    const auto got = parse_csv(slurp(dir.file("s.csv")));
+    REQUIRE(got.size() >= 2);
+    REQUIRE(got.size() < expected.size());  // stopped before the end
+    CHECK(got[0] == expected[0]);
+    const std::vector<std::string> cells = column(got, "cell");
+    std::vector<size_t> done;
+    for (size_t r = 1; r < got.size(); ++r) {
+      const size_t cell = std::stoul(cells[r - 1]);
+      done.push_back(cell);
+      CHECK(without_wall(got[0], got[r]) == without_wall(expected[0], expected[cell + 1]));
+    }
+    // The log names exactly the cells without a row.
+    std::vector<size_t> left;
+    for (size_t c = 0; c < 6; ++c) {
+      if (std::find(done.begin(), done.end(), c) == done.end()) left.push_back(c);
+    }
+    CHECK_THAT(log, Contains(fmt::format("{} of 6 cells remain without a row: ", left.size())));
+    // --resume runs just those and ends with the uninterrupted run's rows.
+    const Result resumed = flashpq(dir, "run s.yaml -o s.csv --resume --jobs 2");
+    INFO(resumed.err);
+    REQUIRE(resumed.status == 0);
+    size_t kept = 0;
+    for (const std::string& l : lines(resumed.err)) kept += l.ends_with("] finished before");
+    CHECK(kept == done.size());
+    const auto all = parse_csv(slurp(dir.file("s.csv")));
+    REQUIRE(all.size() == expected.size());
+    for (size_t r = 1; r < all.size(); ++r) {
+      CHECK(without_wall(all[0], all[r]) == without_wall(expected[0], expected[r]));
+    }
+  }
+}
+
+TEST_CASE("flashpq run: a full disk while writing results is a clear error that keeps every row",
+          "[cli]") {
+  TempDir dir;
+  // A filesystem of 2 pages (8 KiB, tmpfs): the header and a few rows of ~0.8 KiB fit.
+  const std::string full = dir.file("full");
+  fs::create_directories(full);
+  if (::geteuid() != 0 ||
+      std::system(("mount -t tmpfs -o size=8k flashpq-test-full " + q(full)).c_str()) != 0) {
+    WARN("skipped: mounting a small tmpfs needs root");
+    return;
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { (void)std::system(("umount " + dir).c_str()); }
+  } unmount{q(full)};
+  dir.write("f.yaml", "name: f\ntrace:\n  path: " + kTrace +
+                          "\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
+                          "  cache.capacity: [0.01, 0.02, 0.05, 0.1, 0.2]\n");
+  const Result ref = flashpq(dir, "run f.yaml -o ref.csv --jobs 2");
+  REQUIRE(ref.status == 0);
+  const auto expected = parse_csv(slurp(dir.file("ref.csv")));
+  REQUIRE(expected.size() == 21);
+  REQUIRE(slurp(dir.file("ref.csv")).size() > 12000);  // more than the filesystem holds
+
+  const Result r = flashpq(dir, "run f.yaml -o full/f.csv --jobs 2");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("full/f.csv: cannot write the row of cell ") &&
+                        Contains("No space left on device") &&
+                        Contains("the rows written before it are kept"));
+  // Every whole row in the file is the uninterrupted run's (a last unfinished one is dropped,
+  // as --resume drops it).
+  std::string text = slurp(dir.file("full/f.csv"));
+  text.erase(text.rfind('\n') + 1);
+  const auto got = parse_csv(text);
+  REQUIRE(got.size() >= 2);
+  REQUIRE(got.size() < expected.size());
+  CHECK(got[0] == expected[0]);
+  for (size_t r = 1; r < got.size(); ++r) {
+    CHECK(without_wall(got[0], got[r]) == without_wall(expected[0], expected[r]));
+  }
+}
+
+TEST_CASE("flashpq device verify: a clean pass has 0 corruptions, a flipped byte its offset",
+          "[cli][verify]") {
+  TempDir dir;
+  const Result clean = flashpq(dir, "device verify v.img --size 64MiB --chunk 8MiB");
+  INFO(clean.out << clean.err);
+  REQUIRE(clean.status == 0);
+  CHECK_THAT(clean.out, Contains("write pass: 67108864 bytes") && Contains("0 corruptions"));
+  // Every logical block of the 64 MiB checked: 16384 of 4 KiB or 131072 of 512 B.
+  CHECK((clean.out.find("read pass:  67108864 bytes") != std::string::npos &&
+         (clean.out.find(" 16384 blocks checked") != std::string::npos ||
+          clean.out.find(" 131072 blocks checked") != std::string::npos)));
+  // The flipped byte, 100 bytes into the block at 40 MiB + 8 KiB (its payload, past the 32-byte
+  // header): that block is reported.
+  const uint64_t block = (40 << 20) + 8192;
+  const Result flipped = flashpq(dir, "device verify v.img --size 64MiB --chunk 8MiB --flip-at " +
+                                          std::to_string(block + 100));
+  INFO(flipped.out << flipped.err);
+  CHECK(flipped.status == 1);
+  CHECK_THAT(flipped.out,
+             Contains("corruption at offset " + std::to_string(block) + ": verify: ") &&
+                 Contains("payload CRC32C"));
+  CHECK_THAT(flipped.out, !Contains("0 corruptions"));
+  const Result past = flashpq(dir, "device verify v.img --size 64MiB --flip-at 67108864");
+  CHECK(past.status == 2);
+  CHECK_THAT(past.err, Contains("--flip-at: offset 67108864 is past the region"));
 }
 
 TEST_CASE("flashpq run: kill -9 at random moments, then --resume, gives every cell once",

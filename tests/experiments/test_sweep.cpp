@@ -2,11 +2,15 @@
 // number of jobs and in cell order, the memory bound, cell ranges, resume that refuses or
 // reruns stale rows (another FlashPQ version, other trace bytes), the file sorted after a
 // resume, and the progress lines.
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "experiments/experiment.h"
@@ -79,6 +83,45 @@ TEST_CASE("sweep: the rows are the same, in cell order, for 1, 2 and 3 jobs", "[
   // The per-cell log lines come in cell order too.
   const std::string text = log.str();
   CHECK(text.find("[1/8]") < text.find("[8/8]"));
+}
+
+TEST_CASE("sweep: an interrupt stops it with whole rows of finished cells, naming the others",
+          "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("ref.csv"), log, jobs(1)) == 0);
+  const auto ref = rows_of(dir.file("ref.csv"));
+  std::atomic<bool> stop{false};
+  SweepOptions o = jobs(2);
+  o.interrupt = &stop;
+  // Set from another thread, as a signal handler would, once the first row is in the file.
+  std::thread setter([&] {
+    for (int i = 0; i < 20000 && parse_csv(slurp(dir.file("i.csv"))).size() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    stop.store(true);
+  });
+  std::vector<size_t> remaining;
+  try {
+    run_experiment(ex, dir.file("i.csv"), log, o);
+  } catch (const SweepInterrupted& e) {
+    remaining = e.remaining;
+  }
+  setter.join();
+  const auto got = rows_of(dir.file("i.csv"));
+  REQUIRE(got.size() >= 2);  // the row that set the flag, at least
+  CHECK(got[0] == ref[0]);
+  std::vector<size_t> all;
+  for (size_t r = 1; r < got.size(); ++r) {
+    const size_t cell = std::stoul(got[r][1]);
+    CHECK(got[r] == ref[cell + 1]);  // whole, and the uninterrupted run's
+    all.push_back(cell);
+  }
+  CHECK(std::is_sorted(remaining.begin(), remaining.end()));
+  all.insert(all.end(), remaining.begin(), remaining.end());
+  std::sort(all.begin(), all.end());
+  CHECK(all == std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7});  // each cell once: a row or named
 }
 
 TEST_CASE("sweep: a memory bound below every cell's estimate runs them one at a time", "[sweep]") {
