@@ -10,6 +10,8 @@
 #               at once; prints executions and findings (CI: FUZZ_SECONDS=20)
 #   make format-check   every C++ source as the checked-in .clang-format wants it (CI runs it)
 #   make bench  requests per second of each exact policy (needs ../shared/traces)
+#   scripts/bench-verify.sh   verify at scale: 10 GiB written, read back and checked, then a
+#               flipped byte found (flashpq device verify)
 
 BUILD ?= build
 SAN_BUILD ?= build-sanitize

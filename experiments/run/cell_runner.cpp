@@ -79,6 +79,13 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
     }
   }
   const uint64_t exported = plan.device_bounds.capacity_bytes;
+  if (addressed != 0 && plan.layout.block_bytes == 0 && plan.layout.places_objects &&
+      exported != 0 && exported < addressed) {
+    throw std::invalid_argument(fmt::format(
+        "framework {}: placing the cache's objects needs its {} B on the device, but the device "
+        "exports only {} B (a larger device, or device.size_to_cache: true for simflash)",
+        cell.framework.name, addressed, exported));
+  }
   if (addressed != 0 && plan.layout.block_bytes != 0 && exported != 0 && exported < addressed) {
     throw std::invalid_argument(fmt::format(
         "framework {}: the cache's {} device blocks of {} B need {} B, but the device exports "
