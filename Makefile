@@ -85,8 +85,8 @@ fuzz: sanitize-build
 # and the prefetching trace reader (traces/prefetch_reader.h).
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHPQ_TSAN=ON
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests
-	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/flashpq_tests "[sweep]~[block],prefetch*"
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target flashpq_tsan_tests
+	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/flashpq_tsan_tests "[sweep]~[block],prefetch*"
 
 # Every C++ source formatted with the checked-in .clang-format (CI fails otherwise).
 format: deps

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <typeinfo>
@@ -57,11 +59,14 @@ std::string write_input(std::span<const uint8_t> data, const std::string& scratc
                         const std::string& name) {
   const std::string path = scratch + "/" + name;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) std::abort();  // the harness's own directory: not the parser's fault
+  if (fd < 0) {
+    // The harness's own directory: EMFILE here means a parser leaks descriptors.
+    report_finding(name.c_str(), "(harness: cannot create its input file)", std::strerror(errno));
+  }
   size_t done = 0;
   while (done < data.size()) {
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n <= 0) std::abort();
+    if (n <= 0) report_finding(name.c_str(), "(harness: cannot write its input file)", "");
     done += static_cast<size_t>(n);
   }
   ::close(fd);

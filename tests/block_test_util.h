@@ -125,6 +125,27 @@ class Mount {
   std::string dir_;
 };
 
+/// A tmpfs of `size` ("8k", "4m": mount(8)'s size=) mounted on `dir` (created) to fill up on
+/// purpose, unmounted on destruction. mounted() is false when mounting failed (not root).
+class TmpfsMount {
+ public:
+  TmpfsMount(const std::filesystem::path& dir, const std::string& size) : dir_(dir.string()) {
+    std::filesystem::create_directories(dir);
+    mounted_ = ::geteuid() == 0 &&
+               shell("mount -t tmpfs -o size=" + size + " flashpq-test '" + dir_ + "'") == 0;
+  }
+  ~TmpfsMount() {
+    if (mounted_) shell("umount '" + dir_ + "'");
+  }
+  TmpfsMount(const TmpfsMount&) = delete;
+  TmpfsMount& operator=(const TmpfsMount&) = delete;
+  bool mounted() const { return mounted_; }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+};
+
 /// Swap on a device, turned off on destruction.
 class SwapOn {
  public:

@@ -120,6 +120,19 @@ class FpqReader final : public TraceReader {
   FpqReader(const std::string& path, bool preload) : path_(path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw TraceError("cannot open trace '" + path + "': " + errno_text());
+    try {
+      map_file(path, preload);
+    } catch (...) {
+      release();  // a refused file leaks neither its descriptor nor its mapping
+      throw;
+    }
+  }
+  ~FpqReader() override { release(); }
+  FpqReader(const FpqReader&) = delete;
+  FpqReader& operator=(const FpqReader&) = delete;
+
+ private:
+  void map_file(const std::string& path, bool preload) {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) throw TraceError(path + ": cannot stat: " + errno_text());
     bytes_ = static_cast<uint64_t>(st.st_size);
@@ -135,13 +148,14 @@ class FpqReader final : public TraceReader {
     header_ = decode_header(map_, path);
     check_size(header_, bytes_, path);
   }
-  ~FpqReader() override {
+  void release() noexcept {
     if (map_ != nullptr) ::munmap(const_cast<unsigned char*>(map_), bytes_);
     if (fd_ >= 0) ::close(fd_);
+    map_ = nullptr;
+    fd_ = -1;
   }
-  FpqReader(const FpqReader&) = delete;
-  FpqReader& operator=(const FpqReader&) = delete;
 
+ public:
   size_t read(std::span<Request> out) override {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), header_.records - next_));
     if (n == 0) return 0;

@@ -573,11 +573,16 @@ SimFlashProfileFile load_simflash_profile(const std::string& path) {
     throw std::invalid_argument(path + ": not YAML: " + e.what());
   }
   if (!root.IsMap()) fail(root, "expected a map with format, base and device, found another node");
+  // A key as text; YAML allows a map or a list as a key ("? {a: 1}"), a profile does not.
+  auto key_text = [&](const YAML::Node& k) {
+    if (!k.IsScalar()) fail(k, "expected a key (a name), found a map or a list");
+    return k.as<std::string>();
+  };
   static const char* const kFormat = "flashpq-simflash-profile 1";
   static const std::vector<std::string> kTop = {"format",   "base", "device",
                                                 "identity", "fit",  "characterization"};
   for (const auto& kv : root) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_text(kv.first);
     if (std::find(kTop.begin(), kTop.end(), k) == kTop.end()) {
       fail(kv.first, unknown_name_message("key", k, kTop));
     }
@@ -608,7 +613,7 @@ SimFlashProfileFile load_simflash_profile(const std::string& path) {
     }
   }
   for (const auto& kv : device) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_text(kv.first);
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       fail(kv.first, unknown_name_message("key 'device." + k + "'", k, allowed));
     }
@@ -633,7 +638,7 @@ SimFlashProfileFile load_simflash_profile(const std::string& path) {
   if (const YAML::Node id = root["identity"]) {
     if (!id.IsMap()) fail(id, "key 'identity': expected a map");
     for (const auto& kv : id) {
-      out.identity.emplace_back(kv.first.as<std::string>(),
+      out.identity.emplace_back(key_text(kv.first),
                                 kv.second.IsScalar() ? kv.second.as<std::string>() : "");
     }
   }

@@ -148,12 +148,8 @@ TEST_CASE("fault: a loop device over a file on a full filesystem gives a genuine
   TempDir dir(testing::scratch_dir());
   // A 4 MiB tmpfs holding a sparse 64 MiB file: writes past ~4 MiB of data find no space.
   const std::string small = (dir.path() / "small").string();
-  std::filesystem::create_directories(small);
-  REQUIRE(testing::shell("mount -t tmpfs -o size=4m flashpq-test-small '" + small + "'") == 0);
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { testing::shell("umount '" + dir + "'"); }
-  } unmount{small};
+  const testing::TmpfsMount mount(small, "4m");
+  REQUIRE(mount.mounted());
   const std::string file = testing::make_sparse_file(small + "/backing.img", 64 << 20);
   std::string error;
   {

@@ -22,6 +22,7 @@
 
 #include "experiments/experiment.h"
 #include "fmt/format.h"
+#include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
 namespace flashpq {
@@ -653,17 +654,11 @@ TEST_CASE("flashpq run: a full disk while writing results is a clear error that 
           "[cli]") {
   TempDir dir;
   // A filesystem of 2 pages (8 KiB, tmpfs): the header and a few rows of ~0.8 KiB fit.
-  const std::string full = dir.file("full");
-  fs::create_directories(full);
-  if (::geteuid() != 0 ||
-      std::system(("mount -t tmpfs -o size=8k flashpq-test-full " + q(full)).c_str()) != 0) {
+  const testing::TmpfsMount full(dir.path() / "full", "8k");
+  if (!full.mounted()) {
     WARN("skipped: mounting a small tmpfs needs root");
     return;
   }
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { (void)std::system(("umount " + dir).c_str()); }
-  } unmount{q(full)};
   dir.write("f.yaml", "name: f\ntrace:\n  path: " + kTrace +
                           "\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
                           "  cache.capacity: [0.01, 0.02, 0.05, 0.1, 0.2]\n");

@@ -1,7 +1,7 @@
 // tests/fuzz/test_fuzz_regressions.cpp — every checked-in fuzz input (fuzz/corpus/TARGET/: the
 // seeds, and the inputs of findings, fixed, named finding-*) through its target, in the ordinary
 // build: no crash, no sanitizer report under `make test-sanitize`, no exception but the
-// parser's documented ones (fuzz/targets.h).
+// parser's documented ones (fuzz/targets.h), no file descriptor left open.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -39,11 +39,13 @@ TEST_CASE("fuzz: every target has a seed corpus and every checked-in input parse
     for (const auto& e : fs::directory_iterator(folder)) files.push_back(e.path());
     std::sort(files.begin(), files.end());
     CHECK(files.size() >= 2);
+    const size_t descriptors = testing::open_descriptors();
     for (const fs::path& f : files) {
       INFO("input " << f.string());
       t.run(read_bytes(f), dir.path().string());
       ++inputs;
     }
+    CHECK(testing::open_descriptors() == descriptors);  // refusals leak no file descriptor
   }
   // Every corpus folder is a target's (a renamed target leaves no orphaned corpus).
   for (const auto& e : fs::directory_iterator(kCorpus)) {
