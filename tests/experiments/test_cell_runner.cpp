@@ -97,31 +97,23 @@ TEST_CASE("a device smaller than the cache's blocks is an error before the cell 
           "[experiments][plan]") {
   // tiny exports 12 MiB; a cache of 0.1 (26.6 MiB) in 1 MiB blocks needs 26 MiB.
   TempDir dir;
-  const Experiment ex = load_experiment(
-      dir.write("s.yaml", "name: s\ntrace:\n  path: " + kTrace +
-                              "\ncache: {capacity: 0.1}\n"
-                              "framework: {name: ripq}\ndevice: {name: simflash}\n"),
-      {});
-  CHECK_THROWS_WITH(run_cell(ex.cells[0], bundled_summary()),
+  auto cell_on_tiny = [&](const std::string& framework) {
+    const Experiment ex = load_experiment(
+        dir.write("s.yaml", "name: s\ntrace:\n  path: " + kTrace +
+                                "\ncache: {capacity: 0.1}\nframework: " + framework +
+                                "\ndevice: {name: simflash}\n"),
+        {});
+    return ex.cells[0];
+  };
+  CHECK_THROWS_WITH(run_cell(cell_on_tiny("{name: ripq}"), bundled_summary()),
                     Contains("26 device blocks of 1048576 B need 27262976 B") &&
                         Contains("exports only 12582912 B"));
   // Every framework that places objects refuses: exact with naive placement needs C bytes.
-  const Experiment naive =
-      load_experiment(dir.write("n.yaml", "name: n\ntrace:\n  path: " + kTrace +
-                                              "\ncache: {capacity: 0.1}\n"
-                                              "framework: {name: exact, placement: naive}\n"
-                                              "device: {name: simflash}\n"),
-                      {});
-  CHECK_THROWS_WITH(run_cell(naive.cells[0], bundled_summary()),
+  CHECK_THROWS_WITH(run_cell(cell_on_tiny("{name: exact, placement: naive}"), bundled_summary()),
                     Contains("framework exact: placing the cache's objects needs its 27885423 B") &&
                         Contains("exports only 12582912 B"));
   // In memory (placement none) the device is not used: no refusal.
-  const Experiment memory =
-      load_experiment(dir.write("m.yaml", "name: m\ntrace:\n  path: " + kTrace +
-                                              "\ncache: {capacity: 0.1}\nframework: {name: exact}\n"
-                                              "device: {name: simflash}\n"),
-                      {});
-  CHECK_NOTHROW(run_cell(memory.cells[0], bundled_summary()));
+  CHECK_NOTHROW(run_cell(cell_on_tiny("{name: exact}"), bundled_summary()));
 }
 
 TEST_CASE("a trace with no requests, or none left to measure, is an error naming it",
