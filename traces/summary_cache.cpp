@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "fmt/format.h"
@@ -124,6 +125,9 @@ bool parse_summary(const std::string& text, const std::string& identity, TraceSu
   std::string line;
   if (!std::getline(in, line) || line != kMagic) return false;
   TraceSummary s;
+  // Each of the 13 keys exactly once: a repeated key (13 "reuse" lines) must not stand in for
+  // a missing one.
+  uint32_t seen = 0;
   int fields = 0;
   bool ended = false;
   try {
@@ -131,6 +135,25 @@ bool parse_summary(const std::string& text, const std::string& identity, TraceSu
       const size_t sp = line.find(' ');
       const std::string key = line.substr(0, sp);
       const std::string value = sp == std::string::npos ? "" : line.substr(sp + 1);
+      static constexpr const char* kKeys[] = {"identity",
+                                              "requests",
+                                              "unique_objects",
+                                              "working_set_bytes",
+                                              "max_object_bytes",
+                                              "preconditioning_requests",
+                                              "content_hash",
+                                              "sizes",
+                                              "ops",
+                                              "time",
+                                              "one_hit_wonders",
+                                              "zipf_alpha",
+                                              "reuse"};
+      for (uint32_t k = 0; k < std::size(kKeys); ++k) {
+        if (key == kKeys[k]) {
+          if ((seen & (1u << k)) != 0) return false;
+          seen |= 1u << k;
+        }
+      }
       auto number = [&] {
         size_t used = 0;
         const uint64_t v = std::stoull(value, &used);

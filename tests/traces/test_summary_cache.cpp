@@ -62,6 +62,13 @@ TEST_CASE("summary cache: the stored form reads back field for field", "[summary
   std::string bad = text;
   bad[bad.find("requests ") + 9] = 'x';
   CHECK_FALSE(parse_summary(bad, "id", back));
+  // Every key exactly once: the identity line replaced by a second "reuse" line keeps the count
+  // of lines (a fuzzing finding: it was accepted, without the identity, and then the summary
+  // did not format back).
+  std::string repeated = text;
+  const size_t id = repeated.find("identity ");
+  repeated.replace(id, repeated.find('\n', id) - id, "reuse 1:2");
+  CHECK_FALSE(parse_summary(repeated, "id", back));
 }
 
 TEST_CASE("summary cache: computed once, read back, recomputed when the file changes",
