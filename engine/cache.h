@@ -128,6 +128,33 @@ class Cache {
     return false;
   }
 
+  /// A get that never inserts: true iff `r.key` is cached (a hit: the framework reads it where
+  /// it reads hits, the policy sees it). A cached copy whose size differs counts as by
+  /// CacheConfig::on_size_change (kUpdate: removed, a miss). The admission policy records
+  /// nothing. A hierarchy's lower tier is looked up this way (engine/tiers.h): its misses are
+  /// inserted above it, not in it.
+  bool lookup(const Request& r) {
+    const Handle h = table_.find_to_front(r.key);
+    if (h == kNoHandle) return false;
+    if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r)) {
+      if (read_hits_) queue_.read_hit(h);
+      policy_.on_hit(queue_, table_, h);
+      return true;
+    }
+    erase(h);
+    return false;
+  }
+
+  /// Called with the key and size of each object the framework evicts, before it leaves (never
+  /// for a removal by a set, a delete or a size change). A hierarchy (engine/tiers.h) offers
+  /// DRAM's victims to flash and flushes dirty victims this way. The listener must not touch
+  /// this cache. Null (the default): nothing is called.
+  using EvictionListener = void (*)(void* context, uint64_t key, uint32_t size_bytes);
+  void set_eviction_listener(EvictionListener listener, void* context) {
+    listener_ = listener;
+    listener_context_ = context;
+  }
+
   /// Sizes the index for `objects` cached objects, so that a run allocates nothing after it.
   void reserve(size_t objects) { table_.reserve(objects); }
 
@@ -204,6 +231,9 @@ class Cache {
 
   static void before_evict(void* self, Handle h) {
     auto* c = static_cast<Cache*>(self);
+    if (c->listener_ != nullptr) [[unlikely]] {
+      c->listener_(c->listener_context_, c->table_[h].key, c->table_[h].size_bytes);
+    }
     c->policy_.on_evict(c->queue_, c->table_, h);
   }
 
@@ -215,6 +245,8 @@ class Cache {
   Q queue_;
   uint64_t miss_bytes_inserted_ = 0;
   uint64_t rejected_ = 0;
+  EvictionListener listener_ = nullptr;
+  void* listener_context_ = nullptr;
 };
 
 }  // namespace flashpq

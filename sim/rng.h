@@ -50,6 +50,8 @@ class RngStream {
   static constexpr uint64_t kCachebenchStream = 8;
   /// The fault layer's injected errors (devices/fault.h).
   static constexpr uint64_t kFaultStream = 9;
+  /// A hierarchy's random flash admission (engine/tiers.h).
+  static constexpr uint64_t kTierAdmissionStream = 10;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

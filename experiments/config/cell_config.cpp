@@ -175,6 +175,17 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     trace_format(c.trace.format).check(c.trace);
     (void)trace_transforms(c.trace);
     c.timing = timing_config(params_of(timing_section()));
+    c.tiers = TiersConfig::from(params_of(tiers_section()), c.seed);
+    if (c.tiers.enabled() && (is_cache_policy(c.tiers.dram_policy) ||
+                              std::find(policy_names().begin(), policy_names().end(),
+                                        c.tiers.dram_policy) == policy_names().end())) {
+      std::vector<std::string> priority;
+      for (const std::string& p : policy_names()) {
+        if (!is_cache_policy(p)) priority.push_back(p);
+      }
+      throw std::invalid_argument(fmt::format("key 'tiers.dram_policy': expected {}, found '{}'",
+                                              join_names(priority, ", "), c.tiers.dram_policy));
+    }
     check_policy(c.policy);
     check_admission(c.admission);
     check_framework(c.framework);

@@ -22,6 +22,7 @@
 #include "engine/admission.h"
 #include "engine/cache.h"
 #include "engine/queue.h"
+#include "engine/tiers.h"
 #include "policies/policy.h"
 #include "sim/timing.h"
 #include "traces/trace_reader.h"
@@ -59,6 +60,9 @@ struct CellConfig {
   /// What the device resolved to (its exported capacity and logical block).
   DeviceBounds device_bounds;
   TimingConfig timing;
+  /// The hierarchy over the cache (engine/tiers.h); mode none without a `tiers:` section. The
+  /// DRAM capacity is resolved in the plan (CellPlan::tiers).
+  TiersConfig tiers;
   /// (dotted key, value text) for every schema key, in schema order: what was written or the
   /// default, the value a component resolved (simflash's profile fields), or empty for a key
   /// no selected component reads (strict keys).

@@ -42,8 +42,9 @@ const SectionSpec& experiment_section() {
 const std::vector<const SectionSpec*>& schema_section_specs() {
   // The sections in results column order.
   static const std::vector<const SectionSpec*> all = {
-      &trace_section(),     &experiment_section(), &cache_section(),  &policy_section(),
-      &admission_section(), &framework_section(),  &device_section(), &timing_section()};
+      &trace_section(),  &experiment_section(), &cache_section(),
+      &policy_section(), &admission_section(),  &framework_section(),
+      &device_section(), &timing_section(),     &tiers_section()};
   return all;
 }
 

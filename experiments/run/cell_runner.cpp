@@ -58,6 +58,10 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
   plan.expected_objects =
       expected_cached_objects(plan.cache.capacity_bytes, plan.cache.unit_size, summary);
   plan.direct = !framework_builds_cache(cell.framework.name);
+  plan.tiers = cell.tiers;
+  if (plan.tiers.enabled()) {
+    plan.tiers.dram_capacity_bytes = cell.tiers.dram_capacity.resolve(working_set);
+  }
   plan.trace_objects = summary.unique_objects;
 
   // The framework's layout, then the device: sized for what the framework addresses when its

@@ -11,6 +11,7 @@
 namespace flashpq {
 
 Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device& device) {
+  if (plan.tiers.enabled()) return run_tiered(cell, plan, device);
   Measurement m;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   if (plan.direct) {

@@ -18,6 +18,7 @@
 #include "devices/device.h"
 #include "engine/cache.h"
 #include "engine/framework.h"
+#include "engine/tiers.h"
 #include "experiments/config/cell_config.h"
 #include "experiments/run/stats.h"
 #include "policies/registry.h"
@@ -40,6 +41,9 @@ struct CellPlan {
   bool direct = false;
   /// The trace's distinct keys (sizes the seen-key set of the hit statistics).
   uint64_t trace_objects = 0;
+  /// The hierarchy, its DRAM capacity resolved (bytes, objects in unit-size mode); mode none
+  /// for a cache alone.
+  TiersConfig tiers;
   /// What the framework does with this cache (engine/queue.h): B resolved, device bytes
   /// addressed, its notes.
   FrameworkLayout layout;
@@ -133,6 +137,8 @@ struct RunCounters {
   DeviceCounters device;
   uint64_t miss_bytes = 0;
   uint64_t rejections = 0;
+  /// A hierarchy's (engine/tiers.h); zero for a cache alone.
+  TierCounters tiers;
 };
 
 /// What a runner measured, for the row.
@@ -149,6 +155,8 @@ struct Measurement {
   /// False when the framework wrote nothing to the device (exact without placement, W-TinyLFU):
   /// no implementation WA.
   bool places_objects = true;
+  /// Whether a hierarchy ran (its columns are filled).
+  bool tiered = false;
   /// Timed runs: the timing after the warm-up.
   std::optional<TimingMetrics> timing;
   /// The runner's own columns (the wall clock's fio names), named as runner_column_names().
@@ -187,6 +195,7 @@ RunCounters run_counters(const C& cache, const Device& device) {
   r.device = device.counters();
   r.miss_bytes = cache.miss_bytes_inserted();
   r.rejections = cache.admission_rejections();
+  if constexpr (requires { cache.tier_counters(); }) r.tiers = cache.tier_counters();
   return r;
 }
 

@@ -54,6 +54,25 @@ const char* const kMetricNames[] = {"requests",
                                     "queue_bytes_per_object",
                                     "admission_bytes"};
 
+// A hierarchy's columns (engine/tiers.h), after the warm-up; empty for a cache alone. The
+// cache columns above are then the whole hierarchy's (hits, object_hit_ratio) or the flash
+// tier's (evictions, placement, device, admission_rejections = flash_admission_rejects).
+//   dram_hit_ratio = dram_hits / get_requests, flash_hit_ratio = flash_hits / get_requests:
+//   their sum is object_hit_ratio.
+const char* const kTierMetricNames[] = {"dram_hits",
+                                        "flash_hits",
+                                        "dram_hit_ratio",
+                                        "flash_hit_ratio",
+                                        "promotions",
+                                        "flash_admission_accepts",
+                                        "flash_admission_rejects",
+                                        "backing_reads",
+                                        "backing_read_bytes",
+                                        "backing_writes",
+                                        "backing_write_bytes",
+                                        "dirty_bytes_flushed",
+                                        "cleaner_bytes_flushed"};
+
 double ratio(uint64_t a, uint64_t b) {
   return b == 0 ? std::nan("") : static_cast<double>(a) / static_cast<double>(b);
 }
@@ -169,6 +188,25 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   for (size_t i = 0; i < std::size(kMetricNames); ++i) {
     row.push_back({kMetricNames[i], metrics[i], true});
   }
+  const TierCounters& t = m.end.tiers;
+  const TierCounters& t0 = m.warm.tiers;
+  const std::string tier_metrics[] = {n(t.dram_hits - t0.dram_hits),
+                                      n(t.flash_hits - t0.flash_hits),
+                                      n(ratio(t.dram_hits - t0.dram_hits, h.get_requests)),
+                                      n(ratio(t.flash_hits - t0.flash_hits, h.get_requests)),
+                                      n(t.promotions - t0.promotions),
+                                      n(t.flash_admission_accepts - t0.flash_admission_accepts),
+                                      n(t.flash_admission_rejects - t0.flash_admission_rejects),
+                                      n(t.backing_reads - t0.backing_reads),
+                                      n(t.backing_read_bytes - t0.backing_read_bytes),
+                                      n(t.backing_writes - t0.backing_writes),
+                                      n(t.backing_write_bytes - t0.backing_write_bytes),
+                                      n(t.dirty_bytes_flushed - t0.dirty_bytes_flushed),
+                                      n(t.cleaner_bytes_flushed - t0.cleaner_bytes_flushed)};
+  static_assert(std::size(tier_metrics) == std::size(kTierMetricNames));
+  for (size_t i = 0; i < std::size(kTierMetricNames); ++i) {
+    row.push_back({kTierMetricNames[i], m.tiered ? tier_metrics[i] : std::string(), true});
+  }
   // The device's own columns: its combined WA multiplies what reached it per byte the
   // workload asked to insert (direct: every host byte is the workload's own).
   append_device_columns(row, device.columns(ReportContext{direct ? 1.0 : wa_impl}));
@@ -199,6 +237,7 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
     row.push_back({name, "", true});
   }
   for (const char* name : kMetricNames) row.push_back({name, "", true});
+  for (const char* name : kTierMetricNames) row.push_back({name, "", true});
   append_device_columns(row, {});
   append_runner_columns(row, {});
   for (const std::string& name : timing_column_names()) row.push_back({name, "", true});

@@ -3,6 +3,8 @@
 
 #include "devices/device.h"
 #include "engine/framework.h"
+#include "engine/tiers.h"
+#include "policies/registry.h"
 #include "sim/timing.h"
 
 namespace flashpq {
@@ -38,7 +40,35 @@ const std::vector<Requirement>& runner_requirements() {
        {"1"},
        "a cache serves one request at a time on the wall clock: closed_loop with 1 client"},
   };
-  return rules;
+  static const std::vector<Requirement> all = [] {
+    std::vector<Requirement> r = rules;
+    // A hierarchy (engine/tiers.h) counts, without a clock, over a cache of priority policy.
+    const std::vector<Condition> tiered = {{kTiersModeKey.name, {"none"}, true}};
+    r.push_back({tiered, kTimingModeKey.name, {"none"}, "a hierarchy runs functional only"});
+    std::vector<std::string> simulated, caching, priority;
+    for (const DeviceType* t : device_types()) {
+      if (!t->wall_clock) simulated.push_back(t->spec().name);
+    }
+    for (const std::string& f : framework_names()) {
+      if (framework_builds_cache(f)) caching.push_back(f);
+    }
+    for (const std::string& p : policy_names()) {
+      if (!is_cache_policy(p)) priority.push_back(p);
+    }
+    r.push_back({tiered, device_section().selector, simulated,
+                 "a hierarchy runs functional only: on a simulated device"});
+    r.push_back({tiered, framework_section().selector, caching, "the flash tier is a cache"});
+    r.push_back({tiered, policy_section().selector, priority,
+                 "the flash tier runs a priority policy on its framework"});
+    r.push_back({tiered,
+                 admission_section().selector,
+                 {"none"},
+                 "tiers.flash_admission decides what enters flash"});
+    r.push_back(
+        {tiered, kOnSizeChangeKey.name, {"keep"}, "a hierarchy keeps a cached copy's size"});
+    return r;
+  }();
+  return all;
 }
 
 const std::vector<std::string>& runner_column_names() {

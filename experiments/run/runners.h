@@ -36,6 +36,9 @@ class BlockDevice;
 /// The functional runner: the trace through the cache (or framework direct onto the device) as
 /// fast as the CPU allows. Throws as the components and the trace reader.
 Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device& device);
+/// The functional runner of a hierarchy (plan.tiers enabled; engine/tiers.h): a DRAM tier over
+/// the cell's cache over a backing store. Throws as run_functional.
+Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device);
 /// The simulated-time runner (experiments/run/simulated_runner.h). Throws as run_functional.
 Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device);
 /// The wall-clock runner (experiments/run/wall_cell.h): a cache timed request by request, or

@@ -1,0 +1,131 @@
+// engine/tiers.cpp — the `tiers:` section (engine/tiers.h).
+#include "engine/tiers.h"
+
+#include <bit>
+
+namespace flashpq {
+
+const KeySpec kTiersModeKey =
+    key("tiers.mode", ValueType::kEnum)
+        .def("none")
+        .choices({"none", "wt", "wb", "wa", "wo", "pt"})
+        .desc(
+            "none = the cache alone; else a DRAM tier over the cache over a backing store, in "
+            "Open CAS's cache mode: wt write-through, wb write-back, wa write-around, wo "
+            "write-only, pt pass-through");
+
+namespace {
+
+const KeySpec kDramCapacity =
+    key("tiers.dram_capacity", ValueType::kCapacity)
+        .def("0.01")
+        .units("bytes or fraction")
+        .desc("the DRAM tier's capacity: bytes with a unit, or a fraction of the working set");
+const KeySpec kDramPolicy =
+    key("tiers.dram_policy", ValueType::kString)
+        .def("lru")
+        .desc(
+            "the DRAM tier's policy (a priority policy: fifo, lru, slru, gdsf), on an exact queue");
+const KeySpec kFlashAdmission =
+    key("tiers.flash_admission", ValueType::kEnum)
+        .def("all")
+        .choices({"all", "random", "nhit"})
+        .desc(
+            "which DRAM evictions enter flash: all; random (probability admit_probability); "
+            "nhit (from a key's nhit-th request on)");
+const KeySpec kAdmitProbability = key("tiers.admit_probability", ValueType::kUnitInterval)
+                                      .def("0.5")
+                                      .desc("random: the probability a DRAM eviction enters flash");
+const KeySpec kNHit = key("tiers.nhit", ValueType::kInt)
+                          .def("2")
+                          .units("requests")
+                          .range(1, 1e9)
+                          .desc("nhit: a key enters flash from its nhit-th request on");
+const KeySpec kNHitSlots =
+    key("tiers.nhit_table_slots", ValueType::kInt)
+        .def("1048576")
+        .units("keys")
+        .range(1, 1 << 30)
+        .desc("nhit: slots of the table of recent keys (a power of two; 12 B each)");
+const KeySpec kCleanerStaleness =
+    key("tiers.cleaner_staleness_requests", ValueType::kInt)
+        .def("0")
+        .units("requests")
+        .range(0, 1e18)
+        .desc("wb, wo: the cleaner flushes objects dirty for this many requests (0 = no cleaner)");
+const KeySpec kCleanerInterval = key("tiers.cleaner_interval_requests", ValueType::kInt)
+                                     .def("1000")
+                                     .units("requests")
+                                     .range(1, 1e18)
+                                     .desc("wb, wo: the cleaner wakes every this many requests");
+
+ComponentSpec mode_component(const std::string& name, const std::string& summary) {
+  std::vector<KeySpec> keys = {kDramCapacity, kDramPolicy, kFlashAdmission};
+  if (name == "wb" || name == "wo") {
+    keys.push_back(kCleanerStaleness);
+    keys.push_back(kCleanerInterval);
+  }
+  return ComponentSpec{
+      name,
+      summary,
+      keys,
+      {},
+      kFlashAdmission.name,
+      {ComponentSpec{"all", "every DRAM eviction", {}, {}, {}, {}},
+       ComponentSpec{"random", "CacheLib's random admission", {kAdmitProbability}, {}, {}, {}},
+       ComponentSpec{"nhit", "Open CAS's promotion policy nhit", {kNHit, kNHitSlots}, {}, {}, {}}}};
+}
+
+// The cleaner's keys (wb, wo).
+TiersConfig with_cleaner(TiersConfig c, const Params& params) {
+  c.cleaner_staleness_requests = params.get<uint64_t>(kCleanerStaleness);
+  c.cleaner_interval_requests = params.get<uint64_t>(kCleanerInterval);
+  return c;
+}
+
+}  // namespace
+
+const SectionSpec& tiers_section() {
+  static const SectionSpec section{
+      "tiers",
+      {kTiersModeKey},
+      kTiersModeKey.name,
+      {ComponentSpec{"none", "the cell's cache alone", {}, {}, {}, {}},
+       mode_component("wt", "write-through"), mode_component("wb", "write-back"),
+       mode_component("wa", "write-around"), mode_component("wo", "write-only"),
+       mode_component("pt", "pass-through")}};
+  return section;
+}
+
+TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
+  TiersConfig c;
+  c.seed = seed;
+  const std::string mode = params.get<std::string>(kTiersModeKey);
+  c.mode = mode == "wt"   ? CacheMode::kWriteThrough
+           : mode == "wb" ? CacheMode::kWriteBack
+           : mode == "wa" ? CacheMode::kWriteAround
+           : mode == "wo" ? CacheMode::kWriteOnly
+           : mode == "pt" ? CacheMode::kPassThrough
+                          : CacheMode::kNone;
+  if (!c.enabled()) return c;
+  c.dram_capacity = CapacitySpec::parse(params.get<std::string>(kDramCapacity));
+  c.dram_policy = params.get<std::string>(kDramPolicy);
+  const std::string admission = params.get<std::string>(kFlashAdmission);
+  c.flash_admission = admission == "random" ? FlashAdmission::kRandom
+                      : admission == "nhit" ? FlashAdmission::kNHit
+                                            : FlashAdmission::kAll;
+  if (c.flash_admission == FlashAdmission::kRandom) {
+    c.admit_probability = params.get<double>(kAdmitProbability);
+  }
+  if (c.flash_admission != FlashAdmission::kNHit)
+    return c.writes_back() ? with_cleaner(c, params) : c;
+  c.nhit = params.get<uint32_t>(kNHit);
+  c.nhit_table_slots = params.get<uint32_t>(kNHitSlots);
+  if (!std::has_single_bit(c.nhit_table_slots)) {
+    throw std::invalid_argument("key 'tiers.nhit_table_slots': expected a power of two, found " +
+                                std::to_string(c.nhit_table_slots));
+  }
+  return c.writes_back() ? with_cleaner(c, params) : c;
+}
+
+}  // namespace flashpq

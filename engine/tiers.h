@@ -1,0 +1,436 @@
+// engine/tiers.h — a cache hierarchy: a DRAM tier over the flash tier over a backing store.
+//
+// Source: docs/DESIGN.md "Tiers". The flash tier is the cell's cache (any policy on any
+// framework and device); a DRAM tier, an exact cache with a policy of its own, sits above it;
+// the backing store (Open CAS's "core" device) below holds every object and is counted in bytes
+// read and written. Lookups go DRAM → flash → backing store. Functional only: the tiers count,
+// no clock runs (a timed hierarchy is not built yet).
+//
+//   get    DRAM hit: served from DRAM. Flash hit: served from flash and promoted into DRAM; the
+//          flash copy stays, so the DRAM copy is clean with respect to flash and evicting it
+//          again writes nothing (CacheLib's "nvm clean" items). Miss: read from the backing
+//          store and inserted into DRAM (read-through).
+//   DRAM eviction (offered to flash)
+//          nothing to do when flash holds the object (the copies are the same: a set
+//          invalidates the flash copy). Otherwise `flash_admission` decides (CacheLib's hybrid
+//          cache admits DRAM evictions to NVM through a policy): all; random with probability p
+//          (CacheLib's RandomAP); nhit, admitted from its n-th request on, counted in a
+//          direct-mapped table of recent keys as Open CAS's promotion policy nhit counts
+//          recently requested addresses. A dirty victim that flash does not take is flushed to
+//          the backing store.
+//   flash eviction
+//          a dirty object that DRAM does not also hold is flushed to the backing store.
+//
+// Cache modes between the cache tiers and the backing store (`tiers.mode`; Open CAS's cache
+// modes, Open CAS documentation "Cache Modes"):
+//   wt  write-through: a set writes the backing store and the cache; cached copies are clean.
+//   wb  write-back: a set writes the cache only and marks the object dirty; the backing store is
+//       written when a dirty object leaves the cache (a flush on eviction) or when the cleaner
+//       finds it older than the staleness threshold (Open CAS's ALRU cleaning policy: it wakes
+//       every `cleaner_interval_requests` and flushes objects dirty for at least
+//       `cleaner_staleness_requests`).
+//   wa  write-around: a set writes the backing store; a cached copy is updated, no copy is made.
+//   wo  write-only: sets as write-back; gets are served from the cache when cached, and misses
+//       are read from the backing store without being inserted.
+//   pt  pass-through: every request goes to the backing store; a set or delete invalidates the
+//       cached copies.
+// A delete removes the object from every tier, the backing store included; a dirty copy is
+// dropped, not flushed. Time in this model is the request count (the cleaner's and nhit's
+// clocks): functional cells have no other clock.
+//
+// The hierarchy reports what the tiers did in TierCounters. A test harness may pass a value
+// tracker V (the NoValues default compiles to nothing) that is told of every copy made, moved,
+// served and dropped, so that a test can check that every get returns the latest set
+// (tests/engine/test_tiers.cpp, as the NHC demo's fuzzy mode checks Open CAS's modes).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/cache.h"
+#include "engine/request.h"
+#include "sim/params.h"
+#include "sim/rng.h"
+
+namespace flashpq {
+
+/// tiers.mode: none = no hierarchy (the cell's cache alone, as without the section).
+enum class CacheMode { kNone, kWriteThrough, kWriteBack, kWriteAround, kWriteOnly, kPassThrough };
+
+/// tiers.flash_admission.
+enum class FlashAdmission { kAll, kRandom, kNHit };
+
+/// The `tiers:` section, resolved.
+struct TiersConfig {
+  CacheMode mode = CacheMode::kNone;
+  /// tiers.dram_capacity as written; dram_capacity_bytes once resolved against the working set
+  /// (CapacitySpec::resolve, as cache.capacity).
+  CapacitySpec dram_capacity;
+  uint64_t dram_capacity_bytes = 0;
+  /// tiers.dram_policy: a registered priority policy's name (policies/registry.h), run on an
+  /// exact queue with that policy's default keys.
+  std::string dram_policy = "lru";
+  FlashAdmission flash_admission = FlashAdmission::kAll;
+  /// random: the probability of admission, in [0, 1].
+  double admit_probability = 1;
+  /// nhit: the request (1-based) from which on a key is admitted, >= 1; table slots, a power of
+  /// two.
+  uint32_t nhit = 2;
+  uint32_t nhit_table_slots = 1u << 20;
+  /// The cleaner (wb, wo): flush objects dirty for at least this many requests; 0 = no cleaner.
+  uint64_t cleaner_staleness_requests = 0;
+  /// The cleaner wakes every this many requests, >= 1.
+  uint64_t cleaner_interval_requests = 1000;
+  /// The random admission's stream (the cell's seed).
+  uint64_t seed = 1;
+
+  bool enabled() const { return mode != CacheMode::kNone; }
+  /// Whether sets can leave objects dirty (wb, wo).
+  bool writes_back() const {
+    return mode == CacheMode::kWriteBack || mode == CacheMode::kWriteOnly;
+  }
+
+  /// Decodes the tiers.* values of `params` (unset keys take their defaults); the DRAM capacity
+  /// stays unresolved. Throws std::invalid_argument quoting a bad value.
+  static TiersConfig from(const Params& params, uint64_t seed);
+};
+
+/// The `tiers:` section: tiers.mode, then the hierarchy's keys (read when mode is not none).
+const SectionSpec& tiers_section();
+extern const KeySpec kTiersModeKey;
+
+/// What the tiers did. Every field accumulates (a row reports the growth after the warm-up).
+struct TierCounters {
+  uint64_t dram_hits = 0;
+  uint64_t flash_hits = 0;
+  /// Gets answered by the backing store (misses, and every get in pt), and their bytes.
+  uint64_t backing_reads = 0;
+  uint64_t backing_read_bytes = 0;
+  /// Writes to the backing store (sets in wt, wa, pt; flushes), and their bytes.
+  uint64_t backing_writes = 0;
+  uint64_t backing_write_bytes = 0;
+  /// DRAM evictions offered to flash that flash_admission accepted or rejected (victims flash
+  /// already holds are not offered).
+  uint64_t flash_admission_accepts = 0;
+  uint64_t flash_admission_rejects = 0;
+  /// Flash hits copied into DRAM.
+  uint64_t promotions = 0;
+  /// Dirty bytes written to the backing store when their object left the cache, and by the
+  /// cleaner.
+  uint64_t dirty_bytes_flushed = 0;
+  uint64_t cleaner_bytes_flushed = 0;
+};
+
+/// Where a copy is: the tiers of a hierarchy, top down.
+enum class Tier : uint8_t { kDram = 0, kFlash = 1, kBacking = 2 };
+
+/// The value tracker that tracks nothing (the default; every call compiles away). A tracker is
+/// told: write(t, key), the request's own value stored in tier t; copy(from, to, key); erase(t,
+/// key), the copy in t dropped; serve(t, key), a get answered from t; hold(t, key) then
+/// land(to, key), a copy whose source may leave in between.
+struct NoValues {
+  static constexpr bool kEnabled = false;
+  void write(Tier, uint64_t) {}
+  void copy(Tier, Tier, uint64_t) {}
+  void erase(Tier, uint64_t) {}
+  void serve(Tier, uint64_t) {}
+  void hold(Tier, uint64_t) {}
+  void land(Tier, uint64_t) {}
+};
+
+/// The hierarchy over a DRAM cache D and a flash cache F (engine/cache.h Cache types, built by
+/// the caller; they must outlive it and are used by nothing else). V tracks values for tests.
+/// Not thread-safe.
+template <class D, class F, class V = NoValues>
+class TieredCache {
+ public:
+  /// REQUIRES: config.enabled(); neither cache has an eviction listener (the hierarchy sets
+  /// both) nor an admission policy of its own.
+  TieredCache(const TiersConfig& config, D& dram, F& flash, V* values = nullptr)
+      : config_(config),
+        dram_(dram),
+        flash_(flash),
+        values_(values),
+        rng_(config.seed, RngStream::kTierAdmissionStream) {
+    dram_.set_eviction_listener(&TieredCache::on_dram_evict, this);
+    flash_.set_eviction_listener(&TieredCache::on_flash_evict, this);
+    if (config_.flash_admission == FlashAdmission::kNHit) {
+      nhit_.assign(config_.nhit_table_slots, NhitSlot{});
+    }
+    next_clean_ = config_.cleaner_interval_requests;
+  }
+  ~TieredCache() {
+    dram_.set_eviction_listener(nullptr, nullptr);
+    flash_.set_eviction_listener(nullptr, nullptr);
+  }
+  TieredCache(const TieredCache&) = delete;
+  TieredCache& operator=(const TieredCache&) = delete;
+
+  /// Applies one request. Returns true iff it is a get served by a cache tier.
+  bool access(const Request& r) {
+    ++now_;
+    if (config_.flash_admission == FlashAdmission::kNHit && r.op != Op::kDelete) count_nhit(r.key);
+    if (config_.cleaner_staleness_requests != 0 && now_ >= next_clean_) [[unlikely]]
+      clean();
+    switch (r.op) {
+      case Op::kGet:
+        return get(r);
+      case Op::kSet:
+        set(r);
+        return false;
+      case Op::kDelete:
+        remove(r);
+        return false;
+    }
+    return false;
+  }
+
+  const TierCounters& tier_counters() const { return counters_; }
+  const D& dram() const { return dram_; }
+  const F& flash() const { return flash_; }
+  /// Objects dirty now (cached, not yet written to the backing store).
+  size_t dirty_objects() const { return dirty_.size(); }
+
+  // What the runners read of a cache (experiments/run/measure.h): the flash tier's.
+  uint64_t used_bytes() const { return flash_.used_bytes(); }
+  bool places_objects() const { return flash_.places_objects(); }
+  size_t object_count() const { return flash_.object_count(); }
+  uint64_t miss_bytes_inserted() const { return flash_.miss_bytes_inserted(); }
+  uint64_t admission_rejections() const { return counters_.flash_admission_rejects; }
+  size_t index_bytes() const { return flash_.index_bytes(); }
+  size_t queue_bytes() const { return flash_.queue_bytes(); }
+  size_t admission_bytes() const { return nhit_.capacity() * sizeof(NhitSlot); }
+  const auto& queue() const { return flash_.queue(); }
+
+ private:
+  struct NhitSlot {
+    uint64_t key = 0;
+    uint32_t count = 0;
+  };
+  struct DirtyEntry {
+    uint64_t key;
+    uint64_t since;
+    uint32_t size_bytes;
+  };
+
+  bool get(const Request& r) {
+    if (config_.mode == CacheMode::kPassThrough) {
+      read_backing(r.key, r.size_bytes);
+      return false;
+    }
+    if (dram_.lookup(r)) [[likely]] {
+      ++counters_.dram_hits;
+      if constexpr (V::kEnabled) values_->serve(Tier::kDram, r.key);
+      return true;
+    }
+    if (flash_.lookup(r)) {
+      ++counters_.flash_hits;
+      if constexpr (V::kEnabled) values_->serve(Tier::kFlash, r.key);
+      if (config_.mode != CacheMode::kWriteOnly) {
+        ++counters_.promotions;
+        insert_dram(r, Tier::kFlash);
+      }
+      return true;
+    }
+    read_backing(r.key, r.size_bytes);
+    if (config_.mode != CacheMode::kWriteOnly) insert_dram(r, Tier::kBacking);
+    return false;
+  }
+
+  void set(const Request& r) {
+    switch (config_.mode) {
+      case CacheMode::kWriteThrough:
+        write_backing(r);
+        write_cache(r, false);
+        return;
+      case CacheMode::kWriteBack:
+      case CacheMode::kWriteOnly:
+        write_cache(r, true);
+        return;
+      case CacheMode::kWriteAround:
+        write_backing(r);
+        if (dram_.contains(r.key)) {
+          write_cache(r, false);  // updates the DRAM copy, invalidates the flash copy
+        } else if (flash_.contains(r.key)) {
+          flash_.access(r);  // rewrites the flash copy
+          if constexpr (V::kEnabled) {
+            if (flash_.contains(r.key)) values_->write(Tier::kFlash, r.key);
+          }
+        }
+        return;
+      case CacheMode::kPassThrough:
+      case CacheMode::kNone:
+        write_backing(r);
+        invalidate(r.key);
+        return;
+    }
+  }
+
+  void remove(const Request& r) {
+    invalidate(r.key);
+    if constexpr (V::kEnabled) values_->erase(Tier::kBacking, r.key);
+  }
+
+  // Drops the cached copies of `key` (and its dirt: nothing is flushed).
+  void invalidate(uint64_t key) {
+    dram_.access(Request{0, key, 0, Op::kDelete});
+    invalidate_flash(key);
+    if (config_.writes_back()) dirty_.erase(key);
+    if constexpr (V::kEnabled) values_->erase(Tier::kDram, key);
+  }
+
+  void invalidate_flash(uint64_t key) {
+    if (!flash_.contains(key)) return;
+    flash_.access(Request{0, key, 0, Op::kDelete});
+    if constexpr (V::kEnabled) values_->erase(Tier::kFlash, key);
+  }
+
+  // A set that lands in the cache: the new version in DRAM, the flash copy (now stale) dropped.
+  void write_cache(const Request& r, bool dirty) {
+    invalidate_flash(r.key);
+    dram_.access(r);
+    if (dram_.contains(r.key)) {
+      if constexpr (V::kEnabled) values_->write(Tier::kDram, r.key);
+      if (dirty) {
+        mark_dirty(r.key, r.size_bytes);
+      } else if (config_.writes_back()) {
+        dirty_.erase(r.key);
+      }
+      return;
+    }
+    // Larger than DRAM: written to the backing store (done already unless write-back).
+    if (config_.writes_back()) dirty_.erase(r.key);
+    if (dirty) write_backing(r);
+  }
+
+  // Copies a get's object from `from` (flash or the backing store) into DRAM.
+  // The value is taken before the insertion, which may evict the flash copy it comes from.
+  void insert_dram(const Request& r, Tier from) {
+    if constexpr (V::kEnabled) values_->hold(from, r.key);
+    dram_.access(Request{r.time_ns, r.key, r.size_bytes, Op::kSet});
+    if constexpr (V::kEnabled) {
+      if (dram_.contains(r.key)) values_->land(Tier::kDram, r.key);
+    }
+  }
+
+  void read_backing(uint64_t key, uint32_t size) {
+    ++counters_.backing_reads;
+    counters_.backing_read_bytes += size;
+    if constexpr (V::kEnabled) values_->serve(Tier::kBacking, key);
+  }
+
+  void write_backing(const Request& r) {
+    ++counters_.backing_writes;
+    counters_.backing_write_bytes += r.size_bytes;
+    if constexpr (V::kEnabled) values_->write(Tier::kBacking, r.key);
+  }
+
+  // Writes the dirty copy of `key` held in `from` to the backing store.
+  void flush(uint64_t key, uint32_t size, Tier from) {
+    ++counters_.backing_writes;
+    counters_.backing_write_bytes += size;
+    dirty_.erase(key);
+    if constexpr (V::kEnabled) values_->copy(from, Tier::kBacking, key);
+  }
+
+  void mark_dirty(uint64_t key, uint32_t size) {
+    dirty_[key] = now_;
+    if (config_.cleaner_staleness_requests != 0) dirty_queue_.push_back({key, now_, size});
+  }
+
+  bool is_dirty(uint64_t key) const {
+    return config_.writes_back() && dirty_.find(key) != dirty_.end();
+  }
+
+  bool admit_to_flash(uint64_t key) {
+    switch (config_.flash_admission) {
+      case FlashAdmission::kAll:
+        return true;
+      case FlashAdmission::kRandom:
+        return rng_.uniform() < config_.admit_probability;
+      case FlashAdmission::kNHit: {
+        const NhitSlot& s = nhit_[nhit_slot(key)];
+        return s.key == key && s.count >= config_.nhit;
+      }
+    }
+    return true;
+  }
+
+  size_t nhit_slot(uint64_t key) const {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (nhit_.size() - 1);
+  }
+  void count_nhit(uint64_t key) {
+    NhitSlot& s = nhit_[nhit_slot(key)];
+    if (s.key != key) s = NhitSlot{key, 0};
+    if (s.count < UINT32_MAX) ++s.count;
+  }
+
+  // The cleaner (Open CAS ALRU): flushes, oldest first, the objects dirty for at least the
+  // staleness threshold. Entries of objects written again, flushed or dropped since are skipped.
+  void clean() {
+    next_clean_ = now_ + config_.cleaner_interval_requests;
+    while (!dirty_queue_.empty()) {
+      const DirtyEntry e = dirty_queue_.front();
+      if (now_ - e.since < config_.cleaner_staleness_requests) break;
+      dirty_queue_.pop_front();
+      const auto it = dirty_.find(e.key);
+      if (it == dirty_.end() || it->second != e.since) continue;
+      counters_.cleaner_bytes_flushed += e.size_bytes;
+      flush(e.key, e.size_bytes, dram_.contains(e.key) ? Tier::kDram : Tier::kFlash);
+    }
+  }
+
+  static void on_dram_evict(void* self, uint64_t key, uint32_t size) {
+    static_cast<TieredCache*>(self)->dram_evicted(key, size);
+  }
+  static void on_flash_evict(void* self, uint64_t key, uint32_t size) {
+    static_cast<TieredCache*>(self)->flash_evicted(key, size);
+  }
+
+  void dram_evicted(uint64_t key, uint32_t size) {
+    if (!flash_.contains(key)) {
+      if (admit_to_flash(key)) {
+        ++counters_.flash_admission_accepts;
+        flash_.access(Request{0, key, size, Op::kSet});
+        if constexpr (V::kEnabled) {
+          if (flash_.contains(key)) values_->copy(Tier::kDram, Tier::kFlash, key);
+        }
+      } else {
+        ++counters_.flash_admission_rejects;
+      }
+      if (is_dirty(key) && !flash_.contains(key)) {
+        counters_.dirty_bytes_flushed += size;
+        flush(key, size, Tier::kDram);
+      }
+    }
+    if constexpr (V::kEnabled) values_->erase(Tier::kDram, key);
+  }
+
+  void flash_evicted(uint64_t key, uint32_t size) {
+    // DRAM may hold the same copy (promoted): then the dirt stays with it.
+    if (is_dirty(key) && !dram_.contains(key)) {
+      counters_.dirty_bytes_flushed += size;
+      flush(key, size, Tier::kFlash);
+    }
+    if constexpr (V::kEnabled) values_->erase(Tier::kFlash, key);
+  }
+
+  TiersConfig config_;
+  D& dram_;
+  F& flash_;
+  V* values_;
+  RngStream rng_;
+  TierCounters counters_;
+  uint64_t now_ = 0;
+  uint64_t next_clean_ = 0;
+  std::vector<NhitSlot> nhit_;
+  // Dirty objects: key → the request count when last written (wb, wo only).
+  std::unordered_map<uint64_t, uint64_t> dirty_;
+  std::deque<DirtyEntry> dirty_queue_;
+};
+
+}  // namespace flashpq

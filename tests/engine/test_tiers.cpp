@@ -1,0 +1,385 @@
+// Tests of engine/tiers.h: hand-computed sequences of the hierarchy's counters, and the fuzzy
+// correctness test (as the NHC demo's fuzzy mode checks Open CAS's modes): random gets, sets
+// and deletes of version-stamped values through every cache mode and flash admission, every get
+// returning the latest set.
+#include <catch2/catch.hpp>
+#include <list>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "devices/null_device.h"
+#include "devices/simflash/simflash_device.h"
+#include "engine/framework.h"
+#include "engine/tiers.h"
+#include "policies/registry.h"
+#include "sim/rng.h"
+#include "tests/test_util.h"
+
+namespace flashpq {
+namespace {
+
+using testing::exact_config;
+using testing::load_trace;
+using testing::ripq_config;
+using testing::sipq_config;
+
+Request get(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kGet};
+}
+Request set(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kSet};
+}
+Request del(uint64_t key) {
+  return Request{0, key, 0, Op::kDelete};
+}
+
+TiersConfig tiers(CacheMode mode, FlashAdmission admission = FlashAdmission::kAll) {
+  TiersConfig t;
+  t.mode = mode;
+  t.flash_admission = admission;
+  t.nhit_table_slots = 1024;
+  return t;
+}
+
+CacheConfig capacity(uint64_t c, bool unit_size) {
+  CacheConfig cc;
+  cc.capacity_bytes = c;
+  cc.unit_size = unit_size;
+  return cc;
+}
+
+// Calls fn(dram, flash): exact LRU caches of `dram_objects` and `flash_objects` unit-size
+// objects.
+template <class Fn>
+void with_lru_tiers(uint64_t dram_objects, uint64_t flash_objects, Fn&& fn) {
+  NullDevice none;
+  with_policy(PolicyConfig{"lru", {}}, [&](auto p1) {
+    with_framework(exact_config(), capacity(dram_objects, true), p1, none, [&](auto& dram) {
+      with_policy(PolicyConfig{"lru", {}}, [&](auto p2) {
+        with_framework(exact_config(), capacity(flash_objects, true), p2, none,
+                       [&](auto& flash) { fn(dram, flash); });
+      });
+    });
+  });
+}
+
+TEST_CASE("tiers: a hand-computed sequence through DRAM (2 objects) and flash (3), write-through",
+          "[tiers]") {
+  with_lru_tiers(2, 3, [](auto& dram, auto& flash) {
+    TieredCache t(tiers(CacheMode::kWriteThrough), dram, flash);
+    std::string hits;
+    for (uint64_t k : {1, 2, 3, 1, 4, 2, 4, 5, 6}) hits += t.access(get(k)) ? 'H' : '.';
+    // 1, 2: misses into DRAM. 3: DRAM evicts 1 → flash {1}. 1: flash hit, promoted; DRAM
+    // evicts 2 → flash {1, 2}. 4: DRAM evicts 3 → flash {1, 2, 3}. 2: flash hit, promoted;
+    // DRAM evicts 1, which flash holds: nothing written. 4: DRAM hit. 5: DRAM evicts 2 (in
+    // flash). 6: DRAM evicts 4 → flash evicts its LRU, 1 → flash {3, 2, 4}.
+    CHECK(hits == "...H.HH..");
+    const TierCounters& c = t.tier_counters();
+    CHECK(c.dram_hits == 1);
+    CHECK(c.flash_hits == 2);
+    CHECK(c.promotions == 2);
+    CHECK(c.backing_reads == 6);
+    CHECK(c.flash_admission_accepts == 4);
+    CHECK(c.flash_admission_rejects == 0);
+    CHECK(c.backing_writes == 0);
+    CHECK(flash.contains(3));
+    CHECK(flash.contains(2));
+    CHECK(flash.contains(4));
+    CHECK_FALSE(flash.contains(1));
+    CHECK(dram.contains(5));
+    CHECK(dram.contains(6));
+    // A set writes the backing store and DRAM, and drops the stale flash copy.
+    t.access(set(3));
+    CHECK(c.backing_writes == 1);
+    CHECK_FALSE(flash.contains(3));
+    CHECK(dram.contains(3));
+  });
+}
+
+TEST_CASE("tiers: write-back flushes a dirty object when it leaves the last tier", "[tiers]") {
+  with_lru_tiers(1, 2, [](auto& dram, auto& flash) {
+    TieredCache t(tiers(CacheMode::kWriteBack), dram, flash);
+    const TierCounters& c = t.tier_counters();
+    t.access(set(7, 1));
+    CHECK(c.backing_writes == 0);
+    CHECK(t.dirty_objects() == 1);
+    t.access(get(8));  // DRAM evicts 7 → flash {7}, still dirty
+    CHECK(flash.contains(7));
+    CHECK(c.backing_writes == 0);
+    t.access(get(9));   // DRAM evicts 8 → flash {7, 8}
+    t.access(get(10));  // DRAM evicts 9 → flash evicts 7: flushed
+    CHECK_FALSE(flash.contains(7));
+    CHECK(c.backing_writes == 1);
+    CHECK(c.dirty_bytes_flushed == 1);
+    CHECK(t.dirty_objects() == 0);
+    // A dirty object deleted is dropped, never written.
+    t.access(set(11));
+    t.access(del(11));
+    for (uint64_t k = 20; k < 30; ++k) t.access(get(k));
+    CHECK(c.backing_writes == 1);
+  });
+}
+
+TEST_CASE("tiers: the cleaner flushes objects dirty past the staleness threshold", "[tiers]") {
+  with_lru_tiers(4, 4, [](auto& dram, auto& flash) {
+    TiersConfig cfg = tiers(CacheMode::kWriteBack);
+    cfg.cleaner_staleness_requests = 3;
+    cfg.cleaner_interval_requests = 2;
+    TieredCache t(cfg, dram, flash);
+    const TierCounters& c = t.tier_counters();
+    t.access(set(1));  // request 1: dirty since 1
+    t.access(set(2));  // request 2: the cleaner wakes (nothing 3 old yet); 2 dirty since 2
+    t.access(get(1));  // request 3
+    CHECK(c.cleaner_bytes_flushed == 0);
+    t.access(get(2));  // request 4: the cleaner wakes: 1 is 3 requests old, 2 is 2
+    CHECK(c.cleaner_bytes_flushed == 1);
+    CHECK(t.dirty_objects() == 1);
+    t.access(set(2));  // request 5: 2 written again, dirty since 5
+    t.access(get(2));  // request 6: the cleaner wakes: 2 is 1 old; its old entry is skipped
+    CHECK(c.cleaner_bytes_flushed == 1);
+    t.access(get(9));  // 7
+    t.access(get(9));  // 8: the cleaner wakes: 2 is 3 old
+    CHECK(c.cleaner_bytes_flushed == 2);
+    CHECK(t.dirty_objects() == 0);
+    CHECK(c.backing_writes == 2);
+  });
+}
+
+TEST_CASE("tiers: flash admission all, random p and nhit", "[tiers]") {
+  auto accepted = [](FlashAdmission a, double p, uint32_t nhit) {
+    uint64_t accepts = 0, rejects = 0;
+    with_lru_tiers(1, 1 << 20, [&](auto& dram, auto& flash) {
+      TiersConfig cfg = tiers(CacheMode::kWriteThrough, a);
+      cfg.admit_probability = p;
+      cfg.nhit = nhit;
+      TieredCache t(cfg, dram, flash);
+      // Keys 0..9999 once each, then keys 0..4999 again: each request evicts the one before.
+      for (uint64_t k = 0; k < 10000; ++k) t.access(get(k));
+      for (uint64_t k = 0; k < 5000; ++k) t.access(get(100000 + k));
+      accepts = t.tier_counters().flash_admission_accepts;
+      rejects = t.tier_counters().flash_admission_rejects;
+    });
+    return std::pair{accepts, rejects};
+  };
+  CHECK(accepted(FlashAdmission::kAll, 0, 0) == std::pair<uint64_t, uint64_t>{14999, 0});
+  // random: Binomial(14999, 0.25): mean 3749.75, sd 53.
+  const auto [a, r] = accepted(FlashAdmission::kRandom, 0.25, 0);
+  CHECK(a + r == 14999);
+  CHECK(a > 3749.75 - 4 * 53);
+  CHECK(a < 3749.75 + 4 * 53);
+  // nhit 1 admits every key; nhit 2 none of these once-requested keys.
+  CHECK(accepted(FlashAdmission::kNHit, 0, 1).first == 14999);
+  CHECK(accepted(FlashAdmission::kNHit, 0, 2).first == 0);
+}
+
+TEST_CASE("tiers: nhit admits a key from its n-th request on", "[tiers]") {
+  with_lru_tiers(1, 16, [](auto& dram, auto& flash) {
+    TiersConfig cfg = tiers(CacheMode::kWriteThrough, FlashAdmission::kNHit);
+    cfg.nhit = 3;
+    TieredCache t(cfg, dram, flash);
+    t.access(get(5));
+    t.access(get(6));  // 5 evicted after 1 request: rejected
+    CHECK_FALSE(flash.contains(5));
+    t.access(get(5));
+    t.access(get(6));  // 5 evicted after 2 requests: rejected
+    CHECK_FALSE(flash.contains(5));
+    t.access(get(5));
+    t.access(get(6));  // 5 evicted after 3: admitted
+    CHECK(flash.contains(5));
+  });
+}
+
+// A second implementation of write-through DRAM LRU over flash LRU with every eviction admitted,
+// from the definitions alone (std::list, byte capacities): the hits each tier serves.
+struct ReferenceTiers {
+  struct Lru {
+    uint64_t capacity, used = 0;
+    std::list<std::pair<uint64_t, uint32_t>> order;  // front = most recent
+    std::unordered_map<uint64_t, std::list<std::pair<uint64_t, uint32_t>>::iterator> where;
+    bool touch(uint64_t k) {
+      const auto it = where.find(k);
+      if (it == where.end()) return false;
+      order.splice(order.begin(), order, it->second);
+      return true;
+    }
+    // Inserts k; returns the victims in eviction order.
+    std::vector<std::pair<uint64_t, uint32_t>> insert(uint64_t k, uint32_t size) {
+      std::vector<std::pair<uint64_t, uint32_t>> victims;
+      if (size > capacity) return victims;
+      while (used + size > capacity) {
+        victims.push_back(order.back());
+        used -= order.back().second;
+        where.erase(order.back().first);
+        order.pop_back();
+      }
+      order.emplace_front(k, size);
+      where[k] = order.begin();
+      used += size;
+      return victims;
+    }
+  };
+  Lru dram, flash;
+  uint64_t dram_hits = 0, flash_hits = 0;
+  void put_dram(uint64_t k, uint32_t size) {
+    for (const auto& [v, vs] : dram.insert(k, size)) {
+      if (!flash.where.contains(v)) flash.insert(v, vs);
+    }
+  }
+  void get(uint64_t k, uint32_t size) {
+    if (dram.touch(k)) {
+      ++dram_hits;
+    } else if (flash.touch(k)) {
+      ++flash_hits;
+      put_dram(k, size);
+    } else {
+      put_dram(k, size);
+    }
+  }
+};
+
+TEST_CASE("tiers: DRAM and flash hits equal a second implementation's on a real trace", "[tiers]") {
+  const std::vector<Request>& trace =
+      load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst");
+  for (const auto& [dram_bytes, flash_bytes] :
+       {std::pair<uint64_t, uint64_t>{2 << 20, 16 << 20}, {8 << 20, 32 << 20}}) {
+    ReferenceTiers ref{{dram_bytes}, {flash_bytes}};
+    NullDevice none;
+    with_policy(PolicyConfig{"lru", {}}, [&](auto p1) {
+      with_framework(exact_config(), capacity(dram_bytes, false), p1, none, [&](auto& dram) {
+        with_policy(PolicyConfig{"lru", {}}, [&](auto p2) {
+          with_framework(exact_config(), capacity(flash_bytes, false), p2, none, [&](auto& flash) {
+            TieredCache t(tiers(CacheMode::kWriteThrough), dram, flash);
+            uint64_t hits = 0;
+            for (const Request& r : trace) {
+              REQUIRE(r.op == Op::kGet);
+              hits += t.access(r);
+              ref.get(r.key, r.size_bytes);
+            }
+            CHECK(t.tier_counters().dram_hits == ref.dram_hits);
+            CHECK(t.tier_counters().flash_hits == ref.flash_hits);
+            CHECK(hits == ref.dram_hits + ref.flash_hits);
+            CHECK(ref.flash_hits > 1000);
+            CHECK(ref.dram_hits > 1000);
+          });
+        });
+      });
+    });
+  }
+}
+
+// The value tracker of the fuzzy test: the version of each copy in each tier (absent = 0, as a
+// key never set or deleted reads).
+struct Versions {
+  static constexpr bool kEnabled = true;
+  std::map<uint64_t, uint64_t> tier[3];
+  uint64_t incoming = 0, served = 0, held = 0;
+  std::string broken;
+
+  std::map<uint64_t, uint64_t>& at(Tier t) { return tier[static_cast<int>(t)]; }
+  void write(Tier t, uint64_t k) { at(t)[k] = incoming; }
+  void copy(Tier from, Tier to, uint64_t k) {
+    const auto it = at(from).find(k);
+    if (it == at(from).end() && from != Tier::kBacking && broken.empty()) {
+      broken = "copy from a tier without the key " + std::to_string(k);
+    }
+    at(to)[k] = it == at(from).end() ? 0 : it->second;
+  }
+  void erase(Tier t, uint64_t k) { at(t).erase(k); }
+  void serve(Tier t, uint64_t k) {
+    const auto it = at(t).find(k);
+    served = it == at(t).end() ? 0 : it->second;
+  }
+  void hold(Tier t, uint64_t k) {
+    const auto it = at(t).find(k);
+    held = it == at(t).end() ? 0 : it->second;
+  }
+  void land(Tier t, uint64_t k) { at(t)[k] = held; }
+};
+
+// Runs `n` random requests (60 % gets, 30 % sets, 10 % deletes over 200 keys, 512 B to 4 KiB)
+// through a hierarchy over `flash` and checks every get against a plain map of the latest set.
+// Returns the number of gets checked.
+template <class F>
+uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n) {
+  NullDevice none;
+  uint64_t checked = 0;
+  with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
+    with_framework(exact_config(), capacity(16 << 10, false), p, none, [&](auto& dram) {
+      Versions v;
+      TieredCache t(cfg, dram, flash, &v);
+      std::map<uint64_t, uint64_t> latest;
+      RngStream rng(seed, 0);
+      for (uint64_t i = 1; i <= n; ++i) {
+        const uint64_t key = rng.next() % 200;
+        const uint32_t size = 512 + static_cast<uint32_t>(rng.next() % 3585);
+        const uint64_t op = rng.next() % 10;
+        if (op < 6) {
+          const bool hit = t.access(get(key, size));
+          INFO("request " << i << ", get " << key << (hit ? " (hit)" : " (miss)"));
+          REQUIRE(v.served == latest[key]);
+          ++checked;
+        } else if (op < 9) {
+          v.incoming = i;
+          latest[key] = i;
+          t.access(set(key, size));
+        } else {
+          latest[key] = 0;
+          t.access(del(key));
+        }
+        REQUIRE(v.broken.empty());
+      }
+      // The tracker mirrors the caches: every tracked copy is cached and every cached key
+      // tracked (keys 0..199).
+      for (uint64_t k = 0; k < 200; ++k) {
+        CHECK(dram.contains(k) == v.at(Tier::kDram).contains(k));
+        CHECK(flash.contains(k) == v.at(Tier::kFlash).contains(k));
+      }
+    });
+  });
+  return checked;
+}
+
+const CacheMode kModes[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
+                            CacheMode::kWriteAround, CacheMode::kWriteOnly,
+                            CacheMode::kPassThrough};
+
+TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, RIPQ and SIPQ",
+          "[tiers]") {
+  const std::pair<std::string, FrameworkConfig> frameworks[] = {
+      {"exact", exact_config()},
+      {"ripq", ripq_config(8 << 10, 2, 4)},
+      {"sipq", sipq_config(8 << 10, 0.5)}};
+  for (const auto& [name, fc] : frameworks) {
+    for (CacheMode mode : kModes) {
+      for (FlashAdmission a :
+           {FlashAdmission::kAll, FlashAdmission::kRandom, FlashAdmission::kNHit}) {
+        TiersConfig cfg = tiers(mode, a);
+        cfg.cleaner_staleness_requests = mode == CacheMode::kWriteBack ? 500 : 0;
+        cfg.cleaner_interval_requests = 100;
+        INFO(name << " mode " << static_cast<int>(mode) << " admission " << static_cast<int>(a));
+        NullDevice device;
+        with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
+          with_framework(fc, capacity(256 << 10, false), p, device,
+                         [&](auto& flash) { CHECK(fuzz_modes(flash, cfg, 7, 20000) > 11000); });
+        });
+      }
+    }
+  }
+}
+
+TEST_CASE("tiers: fuzzy correctness with the flash tier on simflash", "[tiers]") {
+  SimFlashDevice device(simflash_profile("tiny"));
+  for (CacheMode mode : kModes) {
+    INFO("mode " << static_cast<int>(mode));
+    with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
+      with_framework(
+          ripq_config(8 << 10, 2, 4), capacity(256 << 10, false), p, device,
+          [&](auto& flash) { CHECK(fuzz_modes(flash, tiers(mode), 11, 20000) > 11000); });
+    });
+  }
+  CHECK(device.counters().write_bytes > 0);
+}
+
+}  // namespace
+}  // namespace flashpq
