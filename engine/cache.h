@@ -112,14 +112,8 @@ class Cache {
     }
     const Handle h = table_.find_to_front(r.key);
     if (r.op == Op::kGet) [[likely]] {
-      if (h != kNoHandle) [[likely]] {
-        if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r))
-            [[likely]] {
-          if (read_hits_) queue_.read_hit(h);
-          policy_.on_hit(queue_, table_, h);
-          return true;
-        }
-        erase(h);
+      if (h != kNoHandle && hit(h, r)) [[likely]] {
+        return true;
       }
       insert(r.key, size_of(r));
       return false;
@@ -135,14 +129,7 @@ class Cache {
   /// inserted above it, not in it.
   bool lookup(const Request& r) {
     const Handle h = table_.find_to_front(r.key);
-    if (h == kNoHandle) return false;
-    if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r)) {
-      if (read_hits_) queue_.read_hit(h);
-      policy_.on_hit(queue_, table_, h);
-      return true;
-    }
-    erase(h);
-    return false;
+    return h != kNoHandle && hit(h, r);
   }
 
   /// Called with the key and size of each object the framework evicts, before it leaves (never
@@ -203,6 +190,19 @@ class Cache {
  private:
   // The size the object occupies: 1 in unit-size mode.
   uint32_t size_of(const Request& r) const { return config_.unit_size ? 1u : r.size_bytes; }
+
+  // A get for cached object h: a hit (the framework reads it where it reads hits, the policy
+  // sees it), or, when its size differs under SizeChange::kUpdate, the stale copy removed.
+  [[gnu::always_inline]] bool hit(Handle h, const Request& r) {
+    if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r))
+        [[likely]] {
+      if (read_hits_) queue_.read_hit(h);
+      policy_.on_hit(queue_, table_, h);
+      return true;
+    }
+    erase(h);
+    return false;
+  }
 
   [[gnu::noinline]] void set_or_delete(const Request& r, Handle h) {
     if (h != kNoHandle) erase(h);

@@ -120,6 +120,12 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
         "device.size_to_cache: true",
         100.0 * static_cast<double>(addressed) / static_cast<double>(exported), exported));
   }
+  if (plan.tiers.enabled() && plan.tiers.dram_capacity_bytes >= plan.cache.capacity_bytes) {
+    plan.notes.push_back(fmt::format(
+        "the DRAM tier ({} B) is at least as large as the flash tier ({} B): flash holds little "
+        "that DRAM does not, so its hit ratio says little about flash",
+        plan.tiers.dram_capacity_bytes, plan.cache.capacity_bytes));
+  }
   return plan;
 }
 
@@ -139,6 +145,21 @@ uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summar
       const std::string& t = cell.admission.params.text("admission.counters_multiplier");
       const double m = t.empty() ? 1.0 : std::max(1.0, std::strtod(t.c_str(), nullptr));
       bytes += static_cast<uint64_t>(16.0 * m * static_cast<double>(plan.expected_objects));
+    }
+    if (plan.tiers.enabled()) {
+      // The DRAM tier's index and lists (96 B per expected object, as the cache's), nhit's
+      // table, and the dirty objects' map and cleaner queue (64 B per object of either tier).
+      const double dram_objects = static_cast<double>(plan.expected_objects) *
+                                  static_cast<double>(plan.tiers.dram_capacity_bytes) /
+                                  static_cast<double>(plan.cache.capacity_bytes);
+      bytes += static_cast<uint64_t>(96.0 * dram_objects);
+      if (plan.tiers.flash_admission == FlashAdmission::kNHit) {
+        bytes += 16 * uint64_t{plan.tiers.nhit_table_slots};
+      }
+      if (plan.tiers.writes_back()) {
+        bytes += static_cast<uint64_t>(64.0 *
+                                       (dram_objects + static_cast<double>(plan.expected_objects)));
+      }
     }
   }
   if (plan.device.name == "simflash") bytes += 24 * (plan.device_bounds.capacity_bytes / 4096 + 1);

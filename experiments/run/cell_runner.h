@@ -33,7 +33,8 @@ ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
 /// An upper estimate of the memory, in bytes, that running `cell` on a trace summarised as
 /// `summary` adds to the process: the hit statistics' seen-key set (32 B per distinct key of
 /// the trace: a power-of-two table at most half full), the cache's index, lists and policy
-/// state (96 B per expected object), TinyLFU's sketch and doorkeeper, simflash's maps (24 B per
+/// state (96 B per expected object), TinyLFU's sketch and doorkeeper, a hierarchy's DRAM tier
+/// (96 B per object it is expected to hold), nhit table and dirty map, simflash's maps (24 B per
 /// exported page) and a fixed 48 MiB for the reader's prefetch ring, decode buffers and slack.
 /// The sweep keeps the sum over running cells within `flashpq run --memory`; a test checks it
 /// against the growth of the peak resident set of cells run in a child process. A cell whose

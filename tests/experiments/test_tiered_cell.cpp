@@ -85,6 +85,14 @@ TEST_CASE("tiered cell: the row's tiers add up, and a cache alone leaves their c
   CHECK(num(pt, "host_bytes_written") == 0);
 }
 
+TEST_CASE("tiered cell: a DRAM tier as large as the flash tier is noted", "[tiers][experiments]") {
+  const std::vector<RowMap> rows = run_all(kCell + "tiers:\n  mode: wt\n  dram_capacity: 0.1\n");
+  REQUIRE(rows.size() == 1);
+  CHECK_THAT(rows[0].at("notes"), Contains("the DRAM tier") && Contains("at least as large"));
+  const std::vector<RowMap> fine = run_all(kCell + "tiers:\n  mode: wt\n  dram_capacity: 0.01\n");
+  CHECK_THAT(fine[0].at("notes"), !Contains("DRAM tier"));
+}
+
 TEST_CASE("tiered cell: the loader refuses what a hierarchy cannot run", "[tiers][experiments]") {
   TempDir dir;
   auto load = [&](const std::string& extra) {
