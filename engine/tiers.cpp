@@ -29,10 +29,11 @@ const KeySpec kDramPolicy =
 const KeySpec kFlashAdmission =
     key("tiers.flash_admission", ValueType::kEnum)
         .def("all")
-        .choices({"all", "random", "nhit"})
+        .choices({"all", "random", "nhit", "retention"})
         .desc(
             "which DRAM evictions enter flash: all; random (probability admit_probability); "
-            "nhit (from a key's nhit-th request on)");
+            "nhit (from a key's nhit-th request on); retention (eviction age at most "
+            "retention_requests)");
 const KeySpec kAdmitProbability = key("tiers.admit_probability", ValueType::kUnitInterval)
                                       .def("0.5")
                                       .desc("random: the probability a DRAM eviction enters flash");
@@ -46,7 +47,14 @@ const KeySpec kNHitSlots =
         .def("1048576")
         .units("keys")
         .range(1, 1 << 30)
-        .desc("nhit: slots of the table of recent keys (a power of two; 12 B each)");
+        .desc("nhit: slots of the table of recent keys (a power of two; 16 B each)");
+const KeySpec kRetention =
+    key("tiers.retention_requests", ValueType::kInt)
+        .def("1000000")
+        .units("requests")
+        .range(0, 1e18)
+        .desc(
+            "retention: the largest DRAM eviction age (requests since the last request) admitted");
 const KeySpec kCleanerStaleness =
     key("tiers.cleaner_staleness_requests", ValueType::kInt)
         .def("0")
@@ -73,7 +81,9 @@ ComponentSpec mode_component(const std::string& name, const std::string& summary
       kFlashAdmission.name,
       {ComponentSpec{"all", "every DRAM eviction", {}, {}, {}, {}},
        ComponentSpec{"random", "CacheLib's random admission", {kAdmitProbability}, {}, {}, {}},
-       ComponentSpec{"nhit", "Open CAS's promotion policy nhit", {kNHit, kNHitSlots}, {}, {}, {}}}};
+       ComponentSpec{"nhit", "Open CAS's promotion policy nhit", {kNHit, kNHitSlots}, {}, {}, {}},
+       ComponentSpec{
+           "retention", "CacheBench's retention-time threshold", {kRetention}, {}, {}, {}}}};
 }
 
 // The cleaner's keys (wb, wo).
@@ -111,9 +121,13 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
   c.dram_capacity = CapacitySpec::parse(params.get<std::string>(kDramCapacity));
   c.dram_policy = params.get<std::string>(kDramPolicy);
   const std::string admission = params.get<std::string>(kFlashAdmission);
-  c.flash_admission = admission == "random" ? FlashAdmission::kRandom
-                      : admission == "nhit" ? FlashAdmission::kNHit
-                                            : FlashAdmission::kAll;
+  c.flash_admission = admission == "random"      ? FlashAdmission::kRandom
+                      : admission == "nhit"      ? FlashAdmission::kNHit
+                      : admission == "retention" ? FlashAdmission::kRetention
+                                                 : FlashAdmission::kAll;
+  if (c.flash_admission == FlashAdmission::kRetention) {
+    c.retention_requests = params.get<uint64_t>(kRetention);
+  }
   if (c.flash_admission == FlashAdmission::kRandom) {
     c.admit_probability = params.get<double>(kAdmitProbability);
   }

@@ -16,8 +16,10 @@
 //          cache admits DRAM evictions to NVM through a policy): all; random with probability p
 //          (CacheLib's RandomAP); nhit, admitted from its n-th request on, counted in a
 //          direct-mapped table of recent keys as Open CAS's promotion policy nhit counts
-//          recently requested addresses. A dirty victim that flash does not take is flushed to
-//          the backing store.
+//          recently requested addresses; retention, rejecting a victim whose eviction age (the
+//          requests since its last request) exceeds `retention_requests`, as CacheBench's
+//          nvmAdmissionRetentionTimeThreshold rejects items that stayed in DRAM too long without
+//          a hit. A dirty victim that flash does not take is flushed to the backing store.
 //   flash eviction
 //          a dirty object that DRAM does not also hold is flushed to the backing store.
 //
@@ -62,7 +64,7 @@ namespace flashpq {
 enum class CacheMode { kNone, kWriteThrough, kWriteBack, kWriteAround, kWriteOnly, kPassThrough };
 
 /// tiers.flash_admission.
-enum class FlashAdmission { kAll, kRandom, kNHit };
+enum class FlashAdmission { kAll, kRandom, kNHit, kRetention };
 
 /// The `tiers:` section, resolved.
 struct TiersConfig {
@@ -81,6 +83,8 @@ struct TiersConfig {
   /// two.
   uint32_t nhit = 2;
   uint32_t nhit_table_slots = 1u << 20;
+  /// retention: the largest eviction age, in requests, admitted to flash.
+  uint64_t retention_requests = 1000000;
   /// The cleaner (wb, wo): flush objects dirty for at least this many requests; 0 = no cleaner.
   uint64_t cleaner_staleness_requests = 0;
   /// The cleaner wakes every this many requests, >= 1.
@@ -177,10 +181,14 @@ class TieredCache {
     if (config_.cleaner_staleness_requests != 0 && now_ >= next_clean_) [[unlikely]]
       clean();
     switch (r.op) {
-      case Op::kGet:
-        return get(r);
+      case Op::kGet: {
+        const bool hit = get(r);
+        if (config_.flash_admission == FlashAdmission::kRetention) note_access(r.key);
+        return hit;
+      }
       case Op::kSet:
         set(r);
+        if (config_.flash_admission == FlashAdmission::kRetention) note_access(r.key);
         return false;
       case Op::kDelete:
         remove(r);
@@ -278,6 +286,7 @@ class TieredCache {
   // Drops the cached copies of `key` (and its dirt: nothing is flushed).
   void invalidate(uint64_t key) {
     dram_.access(Request{0, key, 0, Op::kDelete});
+    if (config_.flash_admission == FlashAdmission::kRetention) last_access_.erase(key);
     invalidate_flash(key);
     if (config_.writes_back()) dirty_.erase(key);
     if constexpr (V::kEnabled) values_->erase(Tier::kDram, key);
@@ -356,8 +365,17 @@ class TieredCache {
         const NhitSlot& s = nhit_[nhit_slot(key)];
         return s.key == key && s.count >= config_.nhit;
       }
+      case FlashAdmission::kRetention: {
+        const auto it = last_access_.find(key);
+        return it != last_access_.end() && now_ - it->second <= config_.retention_requests;
+      }
     }
     return true;
+  }
+
+  // retention: the request count of the last request of each object DRAM holds.
+  void note_access(uint64_t key) {
+    if (dram_.contains(key)) last_access_[key] = now_;
   }
 
   size_t nhit_slot(uint64_t key) const {
@@ -407,6 +425,7 @@ class TieredCache {
         flush(key, size, Tier::kDram);
       }
     }
+    if (config_.flash_admission == FlashAdmission::kRetention) last_access_.erase(key);
     if constexpr (V::kEnabled) values_->erase(Tier::kDram, key);
   }
 
@@ -431,6 +450,8 @@ class TieredCache {
   // Dirty objects: key → the request count when last written (wb, wo only).
   std::unordered_map<uint64_t, uint64_t> dirty_;
   std::deque<DirtyEntry> dirty_queue_;
+  // retention only: key → the request count of its last request, for the objects DRAM holds.
+  std::unordered_map<uint64_t, uint64_t> last_access_;
 };
 
 }  // namespace flashpq

@@ -12,7 +12,8 @@ const TimingConfig& open_loop(const TimingConfig& config) {
   config.validate();
   if (config.arrival == ArrivalProcess::kClosedLoop) {
     throw std::invalid_argument(
-        "OpenLoopArrivals: timing.arrival must be trace, constant or poisson, got closed_loop "
+        "OpenLoopArrivals: timing.arrival must be trace, constant, poisson or token_bucket, got "
+        "closed_loop "
         "(closed-loop clients are driven by completions)");
   }
   return config;
@@ -30,6 +31,7 @@ OpenLoopArrivals::OpenLoopArrivals(const TimingConfig& config, uint64_t seed)
     : process_(open_loop(config).arrival),
       time_scale_(config.time_scale),
       period_ns_(1e9 / config.rate_rps),
+      burst_(config.burst),
       rng_(seed, RngStream::kArrivalStream) {}
 
 uint64_t OpenLoopArrivals::next(uint64_t trace_time_ns) {
@@ -47,6 +49,12 @@ uint64_t OpenLoopArrivals::next(uint64_t trace_time_ns) {
     case ArrivalProcess::kPoisson:
       if (count_ != 0) poisson_ns_ += rng_.exponential(period_ns_);
       t = to_ns(poisson_ns_);
+      break;
+    case ArrivalProcess::kTokenBucket:
+      // The bucket holds `burst` tokens at time 0 and gains one every period; the backlog
+      // never empties, so request i takes the (i + 1)-th token: at 0 for i < burst, else when
+      // token i + 1 − burst has been added, (i + 1 − burst) periods in.
+      t = count_ < burst_ ? 0 : to_ns(static_cast<double>(count_ + 1 - burst_) * period_ns_);
       break;
     case ArrivalProcess::kClosedLoop:
       break;  // rejected by the constructor

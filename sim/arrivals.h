@@ -1,6 +1,6 @@
 // sim/arrivals.h — open-loop arrival processes of the timed mode: when each request arrives.
 //
-// Source: docs/DESIGN.md "Time". Three open-loop processes (the closed loop, N
+// Source: docs/DESIGN.md "Time". Four open-loop processes (the closed loop, N
 // clients each issuing its next request when the previous one completes, is driven by the
 // simulated-time runner, experiments/run/simulated_runner.h, from completions):
 //   trace     request i arrives at (t_i − t_0) × time_scale, t_i its trace timestamp, t_0 the
@@ -8,7 +8,12 @@
 //   constant  request i arrives at i / rate_rps seconds (fio's rate_iops with a fixed period);
 //   poisson   inter-arrival times are independent and exponential of mean 1 / rate_rps (a
 //             Poisson process of intensity rate_rps; Law, "Simulation Modeling and Analysis",
-//             §6.12.1), drawn from a seeded RngStream.
+//             §6.12.1), drawn from a seeded RngStream;
+//   token_bucket  a token bucket of `burst` tokens, full at time 0 and refilled at rate_rps,
+//             in front of an unbounded backlog, as CacheBench throttles its workers to
+//             opRatePerSec with a burst of opRateBurstSize (CacheLib's CacheBench docs, "Tuning
+//             the workload and cache parameters"): request i arrives at 0 for i < burst, else
+//             at (i + 1 − burst) / rate_rps. burst 1 is the constant process.
 // Every process starts with request 0 at time 0. Times are integer nanoseconds, rounded to the
 // nearest; the constant and poisson processes round an exact running sum (no accumulated
 // rounding drift). Arrival times never decrease: a trace timestamp earlier than its
@@ -41,6 +46,7 @@ class OpenLoopArrivals {
   ArrivalProcess process_;
   double time_scale_;
   double period_ns_;  // 1e9 / rate_rps
+  uint64_t burst_;    // token_bucket
   RngStream rng_;
   uint64_t count_ = 0;
   uint64_t origin_ns_ = 0;  // trace: t_0

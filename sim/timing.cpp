@@ -8,7 +8,7 @@ namespace flashpq {
 
 namespace {
 constexpr const char* kModes[] = {"none", "simulated", "wall"};
-constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisson"};
+constexpr const char* kArrivals[] = {"closed_loop", "trace", "constant", "poisson", "token_bucket"};
 
 }  // namespace
 
@@ -31,7 +31,8 @@ const KeySpec kTimingArrivalKey =
         .desc(
             "closed_loop = `clients` requests in flight; trace = the "
             "trace's timestamps x time_scale; constant or poisson = open "
-            "loop at `rate`");
+            "loop at `rate`; token_bucket = open loop through a bucket of "
+            "`burst` tokens refilled at `rate` (CacheBench's opRatePerSec, opRateBurstSize)");
 const KeySpec kTimingClientsKey = key("timing.clients", ValueType::kInt)
                                       .def("1")
                                       .units("requests")
@@ -52,6 +53,12 @@ const KeySpec kRate = key("timing.rate", ValueType::kFloat)
                           .range(1e-6, 1e12)
                           .strict_to_readers()
                           .desc("arrival rate");
+const KeySpec kBurst = key("timing.burst", ValueType::kInt)
+                           .def("1")
+                           .units("requests")
+                           .range(1, 1e12)
+                           .strict_to_readers()
+                           .desc("token_bucket: the bucket's size, full at time 0");
 const KeySpec kTimeScale = key("timing.time_scale", ValueType::kFloat)
                                .def("1")
                                .range(1e-9, 1e9)
@@ -73,7 +80,9 @@ ComponentSpec timed_mode(const std::string& name, const std::string& summary) {
                      {}},
        ComponentSpec{"trace", "the trace's timestamps", {kTimeScale}, {}, {}, {}},
        ComponentSpec{"constant", "open loop at a fixed rate", {kRate}, {}, {}, {}},
-       ComponentSpec{"poisson", "open loop, exponential gaps", {kRate}, {}, {}, {}}}};
+       ComponentSpec{"poisson", "open loop, exponential gaps", {kRate}, {}, {}, {}},
+       ComponentSpec{
+           "token_bucket", "open loop through a token bucket", {kRate, kBurst}, {}, {}, {}}}};
 }
 
 // Percentile columns: suffix and fraction.
@@ -81,12 +90,11 @@ struct Quantile {
   const char* suffix;
   double q;
 };
-constexpr Quantile kQuantiles[] = {{"_p50_us", 0.5},
-                                   {"_p90_us", 0.9},
-                                   {"_p99_us", 0.99},
-                                   {"_p999_us", 0.999},
-                                   {"_p9999_us", 0.9999}};
-constexpr const char* kHistograms[] = {"latency", "read_latency", "write_latency"};
+constexpr Quantile kQuantiles[] = {{"_p50_us", 0.5},  {"_p90_us", 0.9},    {"_p95_us", 0.95},
+                                   {"_p99_us", 0.99}, {"_p999_us", 0.999}, {"_p9999_us", 0.9999}};
+// All requests; gets (device reads); sets (device writes); deletes (device trims).
+constexpr const char* kHistograms[] = {"latency", "read_latency", "write_latency",
+                                       "delete_latency"};
 }  // namespace
 
 const std::vector<std::string>& timing_column_names() {
@@ -111,7 +119,7 @@ std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& 
   out.reserve(names.size());
   const double none = std::nan("");
   size_t i = 0;
-  for (const LatencyHistogram* h : {&m.all, &m.read, &m.write}) {
+  for (const LatencyHistogram* h : {&m.all, &m.read, &m.write, &m.other}) {
     const bool empty = h->count() == 0;
     for (const Quantile& q : kQuantiles) {
       out.emplace_back(names[i++],
@@ -145,7 +153,7 @@ std::string latency_histogram_text(const LatencyHistogram& h) {
 const SectionSpec& timing_section() {
   static const SectionSpec section{
       "timing",
-      {kTimingModeKey, kTimingArrivalKey, kTimingClientsKey, kThinkTime, kRate, kTimeScale},
+      {kTimingModeKey, kTimingArrivalKey, kTimingClientsKey, kThinkTime, kRate, kBurst, kTimeScale},
       kTimingModeKey.name,
       {ComponentSpec{"none", "functional: counts only", {}, {}, {}, {}},
        timed_mode("simulated", "discrete-event time on simflash"),
@@ -160,6 +168,7 @@ TimingConfig timing_config(const Params& params) {
   c.clients = params.get<uint32_t>(kTimingClientsKey);
   c.think_time_ns = static_cast<uint64_t>(std::llround(params.get<double>(kThinkTime) * 1e3));
   c.rate_rps = params.get<double>(kRate);
+  c.burst = params.get<uint64_t>(kBurst);
   c.time_scale = params.get<double>(kTimeScale);
   c.validate();
   return c;
@@ -190,7 +199,7 @@ const char* arrival_process_name(ArrivalProcess process) {
 }
 
 ArrivalProcess parse_arrival_process(const std::string& name) {
-  for (int i = 0; i < 4; ++i)
+  for (size_t i = 0; i < std::size(kArrivals); ++i)
     if (name == kArrivals[i]) return static_cast<ArrivalProcess>(i);
   throw_unknown_name("timing.arrival", name, arrival_process_names());
 }

@@ -35,17 +35,21 @@ enum class ArrivalProcess : uint8_t {
   kConstant,
   /// Open loop, Poisson: exponential inter-arrival times of mean 1/rate_rps (seeded RNG).
   kPoisson,
+  /// Open loop through a token bucket of `burst` tokens refilled at rate_rps, fed by an
+  /// unbounded backlog (CacheBench's opRatePerSec and opRateBurstSize).
+  kTokenBucket,
 };
 
 /// "none", "simulated", "wall", in the order of TimingMode.
 const std::vector<std::string>& timing_mode_names();
-/// "closed_loop", "trace", "constant", "poisson", in the order of ArrivalProcess.
+/// "closed_loop", "trace", "constant", "poisson", "token_bucket", in the order of
+/// ArrivalProcess.
 const std::vector<std::string>& arrival_process_names();
 /// "none", "simulated", "wall".
 const char* timing_mode_name(TimingMode mode);
 /// Inverse of timing_mode_name. Throws std::invalid_argument listing the allowed values.
 TimingMode parse_timing_mode(const std::string& name);
-/// "closed_loop", "trace", "constant", "poisson".
+/// "closed_loop", "trace", "constant", "poisson", "token_bucket".
 const char* arrival_process_name(ArrivalProcess process);
 /// Inverse of arrival_process_name. Throws std::invalid_argument listing the allowed values.
 ArrivalProcess parse_arrival_process(const std::string& name);
@@ -60,8 +64,11 @@ struct TimingConfig {
   uint32_t clients = 1;
   /// closed_loop: delay between a completion and that client's next request, ns. Default 0.
   uint64_t think_time_ns = 0;
-  /// constant and poisson: requests per second. Default 1000. Range (0, 1e12].
+  /// constant, poisson and token_bucket: requests per second. Default 1000. Range (0, 1e12].
   double rate_rps = 1000.0;
+  /// token_bucket: the bucket's size in requests (tokens), full at time 0. Default 1 (the
+  /// constant process). Range [1, 1e12].
+  uint64_t burst = 1;
   /// trace: multiplies the trace's inter-arrival times (0.5 = twice as fast). Default 1.
   /// Range (0, 1e9].
   double time_scale = 1.0;
@@ -74,6 +81,9 @@ struct TimingConfig {
     if (!(rate_rps > 0.0 && rate_rps <= 1e12))
       throw std::invalid_argument("timing.rate must be in (0, 1e12] requests/s, got " +
                                   std::to_string(rate_rps));
+    if (burst < 1 || burst > uint64_t{1000000000000})
+      throw std::invalid_argument("timing.burst must be in [1, 1e12] requests, got " +
+                                  std::to_string(burst));
     if (!(time_scale > 0.0 && time_scale <= 1e9))
       throw std::invalid_argument("timing.time_scale must be in (0, 1e9], got " +
                                   std::to_string(time_scale));
@@ -106,6 +116,7 @@ struct TimingMetrics {
   LatencyHistogram all;    // every request
   LatencyHistogram read;   // requests that read (cache gets; device reads)
   LatencyHistogram write;  // requests that write (cache sets; device writes)
+  LatencyHistogram other;  // the rest (cache deletes; device trims)
   /// Requests and payload bytes completed in the measured interval.
   uint64_t requests = 0;
   uint64_t bytes = 0;
@@ -113,12 +124,13 @@ struct TimingMetrics {
   uint64_t interval_ns = 0;
 
   /// Counts one measured request of class `op` that took latency_ns and carried payload_bytes:
-  /// all, plus read or write by class (other: all only), requests and bytes. The interval is
-  /// the caller's to set.
+  /// all, plus read, write or other by class, requests and bytes. The interval is the caller's
+  /// to set.
   void record(OpClass op, uint64_t latency_ns, uint64_t payload_bytes) {
     all.record(latency_ns);
     if (op == OpClass::kRead) read.record(latency_ns);
     if (op == OpClass::kWrite) write.record(latency_ns);
+    if (op == OpClass::kOther) other.record(latency_ns);
     ++requests;
     bytes += payload_bytes;
   }
@@ -133,8 +145,10 @@ struct TimingMetrics {
 };
 
 /// The timing columns of a results row, in this order (docs/DESIGN.md "Results": units in the
-/// names): for each of `latency` (every request), `read_latency` and `write_latency`, the
-/// nearest-rank percentiles _p50_us, _p90_us, _p99_us, _p999_us, _p9999_us (LatencyHistogram:
+/// names): for each of `latency` (every request), `read_latency` (gets; device reads),
+/// `write_latency` (sets; device writes) and `delete_latency` (deletes; device trims), the
+/// nearest-rank percentiles _p50_us, _p90_us, _p95_us, _p99_us, _p999_us, _p9999_us
+/// (LatencyHistogram:
 /// within 1 % of the exact value), _mean_us and _max_us (exact); then throughput_rps and
 /// throughput_mib_s (measured requests and payload MiB ÷ the measured interval) and
 /// sim_seconds (the measured interval in seconds: simulated time in the simulated mode, the

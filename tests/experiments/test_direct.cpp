@@ -284,6 +284,38 @@ TEST_CASE("timed: simulated time changes no functional result and fills the timi
   CHECK(number(rnd, "throughput_mib_s") == Approx(expected).epsilon(0.10));
 }
 
+TEST_CASE("timed: token-bucket arrivals, through the YAML path", "[direct]") {
+  TempDir dir;
+  const std::string file = dir.write("d.yaml", kDeviceIo);
+  // 2000 random 4 KiB writes, all measured, on one die (tPROG 750 µs, so up to ~1,300
+  // writes/s), at 100 requests/s, without the sequential fill (it would take the burst).
+  auto timed = [&](const std::string& arrival, const std::string& burst) {
+    std::vector<Override> o = {
+        {"trace.requests", "2000"},   {"trace.fill", "false"},     {"warmup", "0"},
+        {"timing.mode", "simulated"}, {"timing.arrival", arrival}, {"timing.rate", "100"}};
+    if (!burst.empty()) o.push_back({"timing.burst", burst});
+    const ResultRow row = run(load_experiment(file, o).cells[0]);
+    REQUIRE(column(row, "error").empty());
+    return row;
+  };
+  // burst 1 is the constant process, bit for bit.
+  const ResultRow constant = timed("constant", "");
+  const ResultRow one = timed("token_bucket", "1");
+  for (const std::string& name : timing_column_names()) {
+    INFO(name);
+    CHECK(column(one, name) == column(constant, name));
+  }
+  // burst 1000: requests 0-999 at 0, request i at (i − 999) / 100 s, the last at 10.0 s; the
+  // device drains the burst in 0.75 s, so the run takes 10.0 s, not 19.99.
+  const ResultRow burst = timed("token_bucket", "1000");
+  CHECK(number(burst, "sim_seconds") == Approx(10.0).epsilon(0.01));
+  CHECK(number(constant, "sim_seconds") == Approx(19.99).epsilon(0.01));
+  CHECK(number(burst, "throughput_rps") == Approx(200).epsilon(0.01));
+  // The burst queues on the die: its last write waits for the 999 programs before its own.
+  CHECK(number(burst, "write_latency_max_us") == Approx(1000 * 750).epsilon(0.001));
+  CHECK(number(constant, "write_latency_max_us") < 1000);
+}
+
 TEST_CASE("timed: keys of another arrival process or mode are errors", "[direct]") {
   TempDir dir;
   const std::string file = dir.write("d.yaml", kDeviceIo);
@@ -297,7 +329,7 @@ TEST_CASE("timed: keys of another arrival process or mode are errors", "[direct]
   };
   CHECK_THAT(error({{"timing.clients", "4"}}), Contains("timing.clients"));
   CHECK_THAT(error({{"timing.mode", "simulated"}, {"timing.rate", "100"}}),
-             Contains("timing.rate") && Contains("constant or poisson"));
+             Contains("timing.rate") && Contains("constant, poisson or token_bucket"));
   CHECK_THAT(error({{"timing.mode", "simulated"}, {"device.name", "null"}}), Contains("device"));
   CHECK(error({{"timing.mode", "simulated"},
                {"timing.arrival", "poisson"},

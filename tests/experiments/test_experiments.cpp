@@ -176,7 +176,7 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
       "trace.fill", "trace.objects", "trace.alpha", "trace.scramble", "trace.size_distribution",
       "trace.size", "trace.size_min", "trace.size_max", "trace.size_sigma", "trace.size_shape",
       "framework.offset_unit", "timing.arrival", "timing.clients", "timing.think_time_us",
-      "timing.rate", "timing.time_scale",
+      "timing.rate", "timing.burst", "timing.time_scale",
       // the fpq format's, the ycsb generator's
       "trace.preload", "trace.workload", "trace.read_proportion", "trace.update_proportion",
       "trace.insert_proportion", "trace.scan_proportion", "trace.rmw_proportion",

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -147,6 +148,24 @@ TEST_CASE("constant arrivals are exactly i / rate", "[des][arrivals]") {
   CHECK(b.count() == 7);
 }
 
+TEST_CASE("token-bucket arrivals: a burst at time 0, then one per token", "[des][arrivals]") {
+  TimingConfig t = open_loop(ArrivalProcess::kTokenBucket, 1000.0);
+  t.burst = 3;
+  OpenLoopArrivals a(t, 1);
+  // Three tokens at 0; tokens 4, 5, 6 … arrive 1, 2, 3 … ms in.
+  const uint64_t expected[] = {0, 0, 0, 1000000, 2000000, 3000000, 4000000};
+  for (uint64_t e : expected) CHECK(a.next(777) == e);
+  // burst 1 is the constant process, at 3 per second too (no drift).
+  t.burst = 1;
+  t.rate_rps = 3.0;
+  OpenLoopArrivals b(t, 1);
+  OpenLoopArrivals c(open_loop(ArrivalProcess::kConstant, 3.0), 1);
+  for (int i = 0; i < 1000; ++i) REQUIRE(b.next(0) == c.next(0));
+  t.burst = 0;
+  CHECK_THROWS_WITH(OpenLoopArrivals(t, 1),
+                    Catch::Contains("timing.burst") && Catch::Contains("got 0"));
+}
+
 TEST_CASE("trace arrivals: timestamps relative to the first, times time_scale", "[des][arrivals]") {
   const uint64_t ts[] = {5000, 5000, 6000, 10000, 9000, 12001};
   SECTION("scale 0.5") {
@@ -230,15 +249,16 @@ TEST_CASE("open-loop arrivals reject closed_loop and invalid configs", "[des][ar
 
 TEST_CASE("timing columns: names, order, values in µs and NaN for no value", "[des][timing]") {
   const std::vector<std::string>& names = timing_column_names();
-  const std::vector<std::string> expected_names = {
-      "latency_p50_us",         "latency_p90_us",        "latency_p99_us",
-      "latency_p999_us",        "latency_p9999_us",      "latency_mean_us",
-      "latency_max_us",         "read_latency_p50_us",   "read_latency_p90_us",
-      "read_latency_p99_us",    "read_latency_p999_us",  "read_latency_p9999_us",
-      "read_latency_mean_us",   "read_latency_max_us",   "write_latency_p50_us",
-      "write_latency_p90_us",   "write_latency_p99_us",  "write_latency_p999_us",
-      "write_latency_p9999_us", "write_latency_mean_us", "write_latency_max_us",
-      "throughput_rps",         "throughput_mib_s",      "sim_seconds"};
+  std::vector<std::string> expected_names;
+  for (const char* h : {"latency", "read_latency", "write_latency", "delete_latency"}) {
+    for (const char* q : {"_p50_us", "_p90_us", "_p95_us", "_p99_us", "_p999_us", "_p9999_us",
+                          "_mean_us", "_max_us"}) {
+      expected_names.push_back(std::string(h) + q);
+    }
+  }
+  for (const char* n : {"throughput_rps", "throughput_mib_s", "sim_seconds"}) {
+    expected_names.push_back(n);
+  }
   CHECK(names == expected_names);
 
   SECTION("nothing measured: every column is NaN") {
@@ -269,6 +289,7 @@ TEST_CASE("timing columns: names, order, values in µs and NaN for no value", "[
     };
     CHECK(col("latency_p50_us") == Approx(50.0).epsilon(1.0 / 128));
     CHECK(col("latency_p90_us") == Approx(90.0).epsilon(1.0 / 128));
+    CHECK(col("latency_p95_us") == Approx(95.0).epsilon(1.0 / 128));
     CHECK(col("latency_p99_us") == Approx(99.0).epsilon(1.0 / 128));
     CHECK(col("latency_p999_us") == 100.0);  // rank ceil(99.9) = 100: the exact maximum
     CHECK(col("latency_p9999_us") == 100.0);
@@ -277,9 +298,26 @@ TEST_CASE("timing columns: names, order, values in µs and NaN for no value", "[
     CHECK(col("write_latency_p99_us") == col("latency_p99_us"));
     CHECK(std::isnan(col("read_latency_p50_us")));
     CHECK(std::isnan(col("read_latency_mean_us")));
+    CHECK(std::isnan(col("delete_latency_p95_us")));
     CHECK(col("throughput_rps") == Approx(50.0));
     CHECK(col("throughput_mib_s") == Approx(100.0 * 4096 / 1048576 / 2));
     CHECK(col("sim_seconds") == Approx(2.0));
+  }
+  SECTION("deletes and gets: their own columns") {
+    TimingMetrics m;
+    for (uint64_t i = 1; i <= 20; ++i) m.record(OpClass::kOther, i * 1000, 0);
+    m.record(OpClass::kRead, 500000, 4096);
+    m.interval_ns = 1'000'000'000;
+    std::map<std::string, double> col;
+    for (const auto& [n, v] : timing_columns(m)) col[n] = v;
+    // Nearest rank: p95 of 1..20 µs is rank 19; p50 rank 10.
+    CHECK(col["delete_latency_p95_us"] == Approx(19.0).epsilon(1.0 / 128));
+    CHECK(col["delete_latency_p50_us"] == Approx(10.0).epsilon(1.0 / 128));
+    CHECK(col["delete_latency_max_us"] == 20.0);
+    CHECK(col["read_latency_max_us"] == 500.0);
+    CHECK(col["latency_max_us"] == 500.0);
+    CHECK(std::isnan(col["write_latency_p50_us"]));
+    CHECK(col["throughput_rps"] == Approx(21.0));
   }
 }
 
