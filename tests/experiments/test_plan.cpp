@@ -81,7 +81,7 @@ namespace {
 TEST_CASE("plan: no bundled experiment runs a cell twice", "[plan]") {
   for (const char* name : {"quickstart", "ripq_paper", "ripq_k", "flash_fig2", "sim_vs_real",
                            "sim_vs_real_io", "bench/jobs16", "paper/fig2", "paper/fig8",
-                           "paper/fig9", "paper/cache_size", "paper/block_size"}) {
+                           "paper/fig9", "paper/cache_size", "paper/block_size", "tiers"}) {
     INFO(name);
     const Experiment ex =
         load_experiment(std::string(FLASHPQ_SOURCE_DIR "/experiments/") + name + ".yaml", {});

@@ -85,6 +85,36 @@ TEST_CASE("tiered cell: the row's tiers add up, and a cache alone leaves their c
   CHECK(num(pt, "host_bytes_written") == 0);
 }
 
+TEST_CASE("tiered cell: experiments/tiers.yaml shows what its comments say",
+          "[tiers][experiments]") {
+  const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/tiers.yaml", {});
+  REQUIRE(ex.cells.size() == 15);
+  TraceConfig t;
+  t.params.set("trace.path", kTrace);
+  const TraceSummary summary = summarize_trace(t);
+  std::map<std::string, RowMap> wt;  // write-through, by admission
+  for (const CellConfig& cell : ex.cells) {
+    RowMap m;
+    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
+    REQUIRE(m.at("error").empty());
+    CHECK(m.at("notes").empty());
+    if (m.at("tiers.mode") == "wt") wt[m.at("tiers.flash_admission")] = m;
+    if (m.at("tiers.mode") == "wo" || m.at("tiers.mode") == "pt") CHECK(num(m, "hits") == 0);
+  }
+  REQUIRE(wt.size() == 3);
+  // nhit earns the highest flash hit ratio with under a fifth of the flash writes; random 0.5
+  // about halves the writes and still beats all.
+  CHECK(num(wt["nhit"], "flash_hit_ratio") > num(wt["random"], "flash_hit_ratio"));
+  CHECK(num(wt["random"], "flash_hit_ratio") > num(wt["all"], "flash_hit_ratio"));
+  CHECK(5 * num(wt["nhit"], "host_bytes_written") < num(wt["all"], "host_bytes_written"));
+  const double accepted =
+      num(wt["random"], "flash_admission_accepts") /
+      (num(wt["random"], "flash_admission_accepts") + num(wt["random"], "flash_admission_rejects"));
+  CHECK(accepted == Approx(0.5).margin(0.02));
+  // The DRAM tier is the same in every admission policy.
+  CHECK(wt["nhit"].at("dram_hits") == wt["all"].at("dram_hits"));
+}
+
 TEST_CASE("tiered cell: a DRAM tier as large as the flash tier is noted", "[tiers][experiments]") {
   const std::vector<RowMap> rows = run_all(kCell + "tiers:\n  mode: wt\n  dram_capacity: 0.1\n");
   REQUIRE(rows.size() == 1);
