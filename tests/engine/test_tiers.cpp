@@ -394,16 +394,21 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
   }
 }
 
-TEST_CASE("tiers: fuzzy correctness with the flash tier on simflash", "[tiers]") {
-  SimFlashDevice device(simflash_profile("tiny"));
+// The fuzzy test of every mode with the flash tier on RIPQ (8 KiB blocks, K = 2) on `device`.
+void fuzz_modes_on(Device& device, uint64_t seed) {
   for (CacheMode mode : kModes) {
     INFO("mode " << static_cast<int>(mode));
     with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
       with_framework(
           ripq_config(8 << 10, 2, 4), capacity(256 << 10, false), p, device,
-          [&](auto& flash) { CHECK(fuzz_modes(flash, tiers(mode), 11, 20000) > 11000); });
+          [&](auto& flash) { CHECK(fuzz_modes(flash, tiers(mode), seed, 20000) > 11000); });
     });
   }
+}
+
+TEST_CASE("tiers: fuzzy correctness with the flash tier on simflash", "[tiers]") {
+  SimFlashDevice device(simflash_profile("tiny"));
+  fuzz_modes_on(device, 11);
   CHECK(device.counters().write_bytes > 0);
 }
 
@@ -415,14 +420,7 @@ TEST_CASE("tiers: fuzzy correctness with the flash tier on a file, verify on", "
   {
     BlockDevice device(testing::block_config(path, 4 << 20));
     device.set_unwritten_reads_are_errors(true);
-    for (CacheMode mode : kModes) {
-      INFO("mode " << static_cast<int>(mode));
-      with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
-        with_framework(
-            ripq_config(8 << 10, 2, 4), capacity(256 << 10, false), p, device,
-            [&](auto& flash) { CHECK(fuzz_modes(flash, tiers(mode), 13, 20000) > 11000); });
-      });
-    }
+    fuzz_modes_on(device, 13);
     CHECK(device.counters().write_bytes > 0);
     CHECK(device.verify_counters().blocks_checked > 0);
     CHECK(device.verify_counters().blocks_unchecked == 0);
