@@ -2,17 +2,19 @@
 #include "engine/tiers.h"
 
 #include <bit>
+#include <cmath>
 
 namespace flashpq {
 
 const KeySpec kTiersModeKey =
     key("tiers.mode", ValueType::kEnum)
         .def("none")
-        .choices({"none", "wt", "wb", "wa", "wo", "pt"})
+        .choices({"none", "wt", "wb", "wa", "wo", "pt", "nhc_wa", "nhc_wb"})
         .desc(
             "none = the cache alone; else a DRAM tier over the cache over a backing store, in "
             "Open CAS's cache mode: wt write-through, wb write-back, wa write-around, wo "
-            "write-only, pt pass-through");
+            "write-only, pt pass-through; or non-hierarchical caching over wa or wb (Orthus, "
+            "FAST '21: reads that hit flash offloaded to the backing device as it saturates)");
 
 namespace {
 
@@ -26,6 +28,10 @@ const KeySpec kDramPolicy =
         .def("lru")
         .desc(
             "the DRAM tier's policy (a priority policy: fifo, lru, slru, gdsf), on an exact queue");
+const KeySpec kDram =
+    key("tiers.dram", ValueType::kBool)
+        .def("true")
+        .desc("false = no DRAM tier: the cache is the first tier (Open CAS's SSD over a core)");
 const KeySpec kFlashAdmission =
     key("tiers.flash_admission", ValueType::kEnum)
         .def("all")
@@ -67,11 +73,43 @@ const KeySpec kCleanerInterval = key("tiers.cleaner_interval_requests", ValueTyp
                                      .range(1, 1e18)
                                      .desc("wb, wo: the cleaner wakes every this many requests");
 
+// NHC's controller (engine/nhc.h; the defaults are ocf-mf's mf_monitor.c constants).
+const KeySpec kNhcStep = key("tiers.nhc_step", ValueType::kFloat)
+                             .def("0.01")
+                             .range(1e-6, 0.5)
+                             .desc("nhc: the step of load_admit (LOAD_ADMIT_TUNING_STEP)");
+const KeySpec kNhcInterval =
+    key("tiers.nhc_interval_us", ValueType::kFloat)
+        .def("25000")
+        .units("us")
+        .range(1, 1e12)
+        .desc("nhc: how long each load_admit is measured (MEASURE_THROUGHPUT_INTERVAL_US)");
+const KeySpec kNhcStableThreshold =
+    key("tiers.nhc_stable_threshold", ValueType::kUnitInterval)
+        .def("0.0015")
+        .desc("nhc: the miss ratio is stable within this (WAIT_STABLE_THRESHOLD)");
+const KeySpec kNhcStableInterval =
+    key("tiers.nhc_stable_interval_us", ValueType::kFloat)
+        .def("100000")
+        .units("us")
+        .range(1, 1e12)
+        .desc("nhc: between two readings of the miss ratio (WAIT_STABLE_SLEEP_INTERVAL_US)");
+const KeySpec kNhcWorkloadChange =
+    key("tiers.nhc_workload_change", ValueType::kUnitInterval)
+        .def("0.2")
+        .desc("nhc: a miss ratio this far above its base restarts (WORKLOAD_CHANGE_THRESHOLD)");
+
 ComponentSpec mode_component(const std::string& name, const std::string& summary) {
-  std::vector<KeySpec> keys = {kDramCapacity, kDramPolicy, kFlashAdmission};
-  if (name == "wb" || name == "wo") {
+  std::vector<KeySpec> keys = {kDramCapacity, kDramPolicy, kDram, kFlashAdmission};
+  if (name == "wb" || name == "wo" || name == "nhc_wb") {
     keys.push_back(kCleanerStaleness);
     keys.push_back(kCleanerInterval);
+  }
+  if (name.starts_with("nhc_")) {
+    for (const KeySpec& k :
+         {kNhcStep, kNhcInterval, kNhcStableThreshold, kNhcStableInterval, kNhcWorkloadChange}) {
+      keys.push_back(k);
+    }
   }
   return ComponentSpec{
       name,
@@ -103,7 +141,9 @@ const SectionSpec& tiers_section() {
       {ComponentSpec{"none", "the cell's cache alone", {}, {}, {}, {}},
        mode_component("wt", "write-through"), mode_component("wb", "write-back"),
        mode_component("wa", "write-around"), mode_component("wo", "write-only"),
-       mode_component("pt", "pass-through")}};
+       mode_component("pt", "pass-through"),
+       mode_component("nhc_wa", "non-hierarchical caching over write-around (Orthus's mfwa)"),
+       mode_component("nhc_wb", "non-hierarchical caching over write-back (Orthus's mfwb)")}};
   return section;
 }
 
@@ -111,15 +151,28 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
   TiersConfig c;
   c.seed = seed;
   const std::string mode = params.get<std::string>(kTiersModeKey);
-  c.mode = mode == "wt"   ? CacheMode::kWriteThrough
-           : mode == "wb" ? CacheMode::kWriteBack
-           : mode == "wa" ? CacheMode::kWriteAround
-           : mode == "wo" ? CacheMode::kWriteOnly
-           : mode == "pt" ? CacheMode::kPassThrough
-                          : CacheMode::kNone;
+  c.mode = mode == "wt"       ? CacheMode::kWriteThrough
+           : mode == "wb"     ? CacheMode::kWriteBack
+           : mode == "wa"     ? CacheMode::kWriteAround
+           : mode == "wo"     ? CacheMode::kWriteOnly
+           : mode == "pt"     ? CacheMode::kPassThrough
+           : mode == "nhc_wa" ? CacheMode::kNhcWriteAround
+           : mode == "nhc_wb" ? CacheMode::kNhcWriteBack
+                              : CacheMode::kNone;
   if (!c.enabled()) return c;
   c.dram_capacity = CapacitySpec::parse(params.get<std::string>(kDramCapacity));
   c.dram_policy = params.get<std::string>(kDramPolicy);
+  c.dram = params.get<bool>(kDram);
+  if (c.nhc()) {
+    c.nhc_config.step = params.get<double>(kNhcStep);
+    c.nhc_config.interval_ns =
+        static_cast<uint64_t>(std::llround(params.get<double>(kNhcInterval) * 1e3));
+    c.nhc_config.stable_threshold = params.get<double>(kNhcStableThreshold);
+    c.nhc_config.stable_interval_ns =
+        static_cast<uint64_t>(std::llround(params.get<double>(kNhcStableInterval) * 1e3));
+    c.nhc_config.workload_change = params.get<double>(kNhcWorkloadChange);
+    c.nhc_config.validate();
+  }
   const std::string admission = params.get<std::string>(kFlashAdmission);
   c.flash_admission = admission == "random"      ? FlashAdmission::kRandom
                       : admission == "nhit"      ? FlashAdmission::kNHit
@@ -127,6 +180,11 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
                                                  : FlashAdmission::kAll;
   if (c.flash_admission == FlashAdmission::kRetention) {
     c.retention_requests = params.get<uint64_t>(kRetention);
+    if (!c.dram) {
+      throw std::invalid_argument(
+          "key 'tiers.flash_admission': retention measures the age of DRAM evictions and needs "
+          "a DRAM tier (tiers.dram: true), found 'retention' with tiers.dram false");
+    }
   }
   if (c.flash_admission == FlashAdmission::kRandom) {
     c.admit_probability = params.get<double>(kAdmitProbability);

@@ -3,8 +3,11 @@
 // Source: docs/DESIGN.md "Tiers". The flash tier is the cell's cache (any policy on any
 // framework and device); a DRAM tier, an exact cache with a policy of its own, sits above it;
 // the backing store (Open CAS's "core" device) below holds every object and is counted in bytes
-// read and written. Lookups go DRAM → flash → backing store. Functional only: the tiers count,
-// no clock runs (a timed hierarchy is not built yet).
+// read and written. Lookups go DRAM → flash → backing store. The hierarchy itself keeps no
+// clock (time in it is the request count); experiments/run/tiered_cell.cpp times it on
+// simflash with a fixed_latency backing device (devices/backing.h). The DRAM tier may be absent
+// (`tiers.dram: false`, Open CAS's SSD cache over a core device): then a get miss is offered to
+// flash through flash_admission, and sets write the flash tier.
 //
 //   get    DRAM hit: served from DRAM. Flash hit: served from flash and promoted into DRAM; the
 //          flash copy stays, so the DRAM copy is clean with respect to flash and evicting it
@@ -36,6 +39,14 @@
 //       are read from the backing store without being inserted.
 //   pt  pass-through: every request goes to the backing store; a set or delete invalidates the
 //       cached copies.
+//   nhc_wa, nhc_wb
+//       non-hierarchical caching (engine/nhc.h; Orthus-CAS's mfwa and mfwb, ocf-mf
+//       src/engine/engine_mfwa.c, engine_mfwb.c): sets as wa or wb; a get that hits the flash
+//       tier is served by flash with probability load_admit, else by the backing store (an
+//       offloaded read: counted as a flash hit and in offloaded_reads; flash is not touched, so
+//       its order is not updated; never a dirty object, which only the cache holds: engine_mfwb.c
+//       "Reads to dirty entries always go to cache"); a miss is inserted only while data_admit
+//       is on. The controller that sets both runs in simulated time (set_nhc).
 // A delete removes the object from every tier, the backing store included; a dirty copy is
 // dropped, not flushed. Time in this model is the request count (the cleaner's and nhit's
 // clocks): functional cells have no other clock.
@@ -54,6 +65,7 @@
 #include <vector>
 
 #include "engine/cache.h"
+#include "engine/nhc.h"
 #include "engine/request.h"
 #include "sim/params.h"
 #include "sim/rng.h"
@@ -61,7 +73,16 @@
 namespace flashpq {
 
 /// tiers.mode: none = no hierarchy (the cell's cache alone, as without the section).
-enum class CacheMode { kNone, kWriteThrough, kWriteBack, kWriteAround, kWriteOnly, kPassThrough };
+enum class CacheMode {
+  kNone,
+  kWriteThrough,
+  kWriteBack,
+  kWriteAround,
+  kWriteOnly,
+  kPassThrough,
+  kNhcWriteAround,
+  kNhcWriteBack
+};
 
 /// tiers.flash_admission.
 enum class FlashAdmission { kAll, kRandom, kNHit, kRetention };
@@ -76,6 +97,8 @@ struct TiersConfig {
   /// tiers.dram_policy: a registered priority policy's name (policies/registry.h), run on an
   /// exact queue with that policy's default keys.
   std::string dram_policy = "lru";
+  /// tiers.dram: false = no DRAM tier (the flash tier is the first).
+  bool dram = true;
   FlashAdmission flash_admission = FlashAdmission::kAll;
   /// random: the probability of admission, in [0, 1].
   double admit_probability = 1;
@@ -89,13 +112,20 @@ struct TiersConfig {
   uint64_t cleaner_staleness_requests = 0;
   /// The cleaner wakes every this many requests, >= 1.
   uint64_t cleaner_interval_requests = 1000;
-  /// The random admission's stream (the cell's seed).
+  /// nhc_wa, nhc_wb: the controller's constants.
+  NhcConfig nhc_config;
+  /// The random admission's and the offload's streams (the cell's seed).
   uint64_t seed = 1;
 
   bool enabled() const { return mode != CacheMode::kNone; }
-  /// Whether sets can leave objects dirty (wb, wo).
+  /// Whether sets can leave objects dirty (wb, wo, nhc_wb).
   bool writes_back() const {
-    return mode == CacheMode::kWriteBack || mode == CacheMode::kWriteOnly;
+    return mode == CacheMode::kWriteBack || mode == CacheMode::kWriteOnly ||
+           mode == CacheMode::kNhcWriteBack;
+  }
+  /// nhc_wa, nhc_wb.
+  bool nhc() const {
+    return mode == CacheMode::kNhcWriteAround || mode == CacheMode::kNhcWriteBack;
   }
 
   /// Decodes the tiers.* values of `params` (unset keys take their defaults); the DRAM capacity
@@ -111,7 +141,8 @@ extern const KeySpec kTiersModeKey;
 struct TierCounters {
   uint64_t dram_hits = 0;
   uint64_t flash_hits = 0;
-  /// Gets answered by the backing store (misses, and every get in pt), and their bytes.
+  /// Gets answered by the backing store (misses, offloaded reads, every get in pt), and their
+  /// bytes.
   uint64_t backing_reads = 0;
   uint64_t backing_read_bytes = 0;
   /// Writes to the backing store (sets in wt, wa, pt; flushes), and their bytes.
@@ -123,6 +154,8 @@ struct TierCounters {
   uint64_t flash_admission_rejects = 0;
   /// Flash hits copied into DRAM.
   uint64_t promotions = 0;
+  /// nhc: flash hits served by the backing store (counted in flash_hits and backing_reads).
+  uint64_t offloaded_reads = 0;
   /// Dirty bytes written to the backing store when their object left the cache, and by the
   /// cleaner.
   uint64_t dirty_bytes_flushed = 0;
@@ -159,7 +192,8 @@ class TieredCache {
         dram_(dram),
         flash_(flash),
         values_(values),
-        rng_(config.seed, RngStream::kTierAdmissionStream) {
+        rng_(config.seed, RngStream::kTierAdmissionStream),
+        offload_rng_(config.seed, RngStream::kTierOffloadStream) {
     dram_.set_eviction_listener(&TieredCache::on_dram_evict, this);
     flash_.set_eviction_listener(&TieredCache::on_flash_evict, this);
     if (config_.flash_admission == FlashAdmission::kNHit) {
@@ -203,6 +237,16 @@ class TieredCache {
   /// Objects dirty now (cached, not yet written to the backing store).
   size_t dirty_objects() const { return dirty_.size(); }
 
+  /// nhc: sets the controller's switches (engine/nhc.h): whether misses are inserted, and the
+  /// probability, in [0, 1], that a flash hit is served by flash.
+  void set_nhc(bool data_admit, double load_admit) {
+    data_admit_ = data_admit;
+    load_admit_ = load_admit;
+  }
+  /// Gets that no cache tier held (offloaded reads are hits), and all gets, since the start.
+  uint64_t read_misses() const { return counters_.backing_reads - counters_.offloaded_reads; }
+  uint64_t reads() const { return counters_.dram_hits + counters_.flash_hits + read_misses(); }
+
   // What the runners read of a cache (experiments/run/measure.h): the flash tier's.
   uint64_t used_bytes() const { return flash_.used_bytes(); }
   bool places_objects() const { return flash_.places_objects(); }
@@ -230,22 +274,34 @@ class TieredCache {
       read_backing(r.key, r.size_bytes);
       return false;
     }
-    if (dram_.lookup(r)) [[likely]] {
+    if (config_.dram && dram_.lookup(r)) [[likely]] {
       ++counters_.dram_hits;
       if constexpr (V::kEnabled) values_->serve(Tier::kDram, r.key);
+      return true;
+    }
+    if (load_admit_ < 1 && flash_.contains(r.key) && !is_dirty(r.key) &&
+        offload_rng_.uniform() >= load_admit_) {
+      ++counters_.flash_hits;
+      ++counters_.offloaded_reads;
+      read_backing(r.key, r.size_bytes);
       return true;
     }
     if (flash_.lookup(r)) {
       ++counters_.flash_hits;
       if constexpr (V::kEnabled) values_->serve(Tier::kFlash, r.key);
-      if (config_.mode != CacheMode::kWriteOnly) {
+      if (config_.mode != CacheMode::kWriteOnly && config_.dram) {
         ++counters_.promotions;
         insert_dram(r, Tier::kFlash);
       }
       return true;
     }
     read_backing(r.key, r.size_bytes);
-    if (config_.mode != CacheMode::kWriteOnly) insert_dram(r, Tier::kBacking);
+    if (config_.mode == CacheMode::kWriteOnly || !data_admit_) return false;
+    if (config_.dram) {
+      insert_dram(r, Tier::kBacking);
+    } else {
+      offer_flash(r.key, r.size_bytes, Tier::kBacking);
+    }
     return false;
   }
 
@@ -257,9 +313,11 @@ class TieredCache {
         return;
       case CacheMode::kWriteBack:
       case CacheMode::kWriteOnly:
+      case CacheMode::kNhcWriteBack:
         write_cache(r, true);
         return;
       case CacheMode::kWriteAround:
+      case CacheMode::kNhcWriteAround:
         write_backing(r);
         if (dram_.contains(r.key)) {
           write_cache(r, false);  // updates the DRAM copy, invalidates the flash copy
@@ -300,6 +358,10 @@ class TieredCache {
 
   // A set that lands in the cache: the new version in DRAM, the flash copy (now stale) dropped.
   void write_cache(const Request& r, bool dirty) {
+    if (!config_.dram) {
+      write_flash(r, dirty);
+      return;
+    }
     invalidate_flash(r.key);
     dram_.access(r);
     if (dram_.contains(r.key)) {
@@ -314,6 +376,40 @@ class TieredCache {
     // Larger than DRAM: written to the backing store (done already unless write-back).
     if (config_.writes_back()) dirty_.erase(r.key);
     if (dirty) write_backing(r);
+  }
+
+  // Without a DRAM tier: the set's new version replaces the flash copy.
+  void write_flash(const Request& r, bool dirty) {
+    flash_.access(r);
+    if (flash_.contains(r.key)) {
+      if constexpr (V::kEnabled) values_->write(Tier::kFlash, r.key);
+      if (dirty) {
+        mark_dirty(r.key, r.size_bytes);
+      } else if (config_.writes_back()) {
+        dirty_.erase(r.key);
+      }
+      return;
+    }
+    // Larger than flash (or evicted at once): written to the backing store.
+    if constexpr (V::kEnabled) values_->erase(Tier::kFlash, r.key);
+    if (config_.writes_back()) dirty_.erase(r.key);
+    if (dirty) write_backing(r);
+  }
+
+  // Offers an object that is not in flash, copied from `from`, to flash through
+  // flash_admission.
+  void offer_flash(uint64_t key, uint32_t size, Tier from) {
+    if (!admit_to_flash(key)) {
+      ++counters_.flash_admission_rejects;
+      return;
+    }
+    ++counters_.flash_admission_accepts;
+    flash_.access(Request{0, key, size, Op::kSet});
+    // The source copy is still there: the backing store's always, DRAM's until its eviction
+    // listener returns.
+    if constexpr (V::kEnabled) {
+      if (flash_.contains(key)) values_->copy(from, Tier::kFlash, key);
+    }
   }
 
   // Copies a get's object from `from` (flash or the backing store) into DRAM.
@@ -411,15 +507,7 @@ class TieredCache {
 
   void dram_evicted(uint64_t key, uint32_t size) {
     if (!flash_.contains(key)) {
-      if (admit_to_flash(key)) {
-        ++counters_.flash_admission_accepts;
-        flash_.access(Request{0, key, size, Op::kSet});
-        if constexpr (V::kEnabled) {
-          if (flash_.contains(key)) values_->copy(Tier::kDram, Tier::kFlash, key);
-        }
-      } else {
-        ++counters_.flash_admission_rejects;
-      }
+      offer_flash(key, size, Tier::kDram);
       if (is_dirty(key) && !flash_.contains(key)) {
         counters_.dirty_bytes_flushed += size;
         flush(key, size, Tier::kDram);
@@ -443,7 +531,11 @@ class TieredCache {
   F& flash_;
   V* values_;
   RngStream rng_;
+  RngStream offload_rng_;
   TierCounters counters_;
+  // nhc's switches (engine/nhc.h); other modes keep them at their classic values.
+  bool data_admit_ = true;
+  double load_admit_ = 1;
   uint64_t now_ = 0;
   uint64_t next_clean_ = 0;
   std::vector<NhitSlot> nhit_;

@@ -38,6 +38,9 @@ enum class EventKind : uint8_t {
   /// host_link_mib_s, host_overhead_us): it
   /// completes.
   kRequestDone,
+  /// Request slot `id`'s work outside the flash device (a hierarchy's backing device,
+  /// devices/backing.h) is done.
+  kElsewhereDone,
 };
 
 /// One scheduled event. Trivially copyable, 24 bytes.

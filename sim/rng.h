@@ -52,6 +52,8 @@ class RngStream {
   static constexpr uint64_t kFaultStream = 9;
   /// A hierarchy's random flash admission (engine/tiers.h).
   static constexpr uint64_t kTierAdmissionStream = 10;
+  /// NHC's choice of the device that serves a flash hit (engine/tiers.h).
+  static constexpr uint64_t kTierOffloadStream = 11;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

@@ -176,6 +176,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     (void)trace_transforms(c.trace);
     c.timing = timing_config(params_of(timing_section()));
     c.tiers = TiersConfig::from(params_of(tiers_section()), c.seed);
+    c.backing = BackingConfig::from(params_of(backing_section()));
     if (c.tiers.enabled() && (is_cache_policy(c.tiers.dram_policy) ||
                               std::find(policy_names().begin(), policy_names().end(),
                                         c.tiers.dram_policy) == policy_names().end())) {

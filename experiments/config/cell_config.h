@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "devices/backing.h"
 #include "devices/device.h"
 #include "engine/admission.h"
 #include "engine/cache.h"
@@ -63,6 +64,8 @@ struct CellConfig {
   /// The hierarchy over the cache (engine/tiers.h); mode none without a `tiers:` section. The
   /// DRAM capacity is resolved in the plan (CellPlan::tiers).
   TiersConfig tiers;
+  /// The hierarchy's backing store (devices/backing.h); counted without a `backing:` section.
+  BackingConfig backing;
   /// (dotted key, value text) for every schema key, in schema order: what was written or the
   /// default, the value a component resolved (simflash's profile fields), or empty for a key
   /// no selected component reads (strict keys).

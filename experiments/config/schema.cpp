@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "devices/backing.h"
 #include "devices/device.h"
 #include "engine/cache.h"
 #include "engine/framework.h"
@@ -42,9 +43,9 @@ const SectionSpec& experiment_section() {
 const std::vector<const SectionSpec*>& schema_section_specs() {
   // The sections in results column order.
   static const std::vector<const SectionSpec*> all = {
-      &trace_section(),  &experiment_section(), &cache_section(),
-      &policy_section(), &admission_section(),  &framework_section(),
-      &device_section(), &timing_section(),     &tiers_section()};
+      &trace_section(),     &experiment_section(), &cache_section(),  &policy_section(),
+      &admission_section(), &framework_section(),  &device_section(), &timing_section(),
+      &tiers_section(),     &backing_section()};
   return all;
 }
 

@@ -4,13 +4,13 @@
 // from the layer that owns it — trace (traces/trace_reader.h and the formats and generators),
 // cache (engine/cache.h), policy and admission (policies/registry.h), framework
 // (engine/framework.h), device (devices/device.h), timing (sim/timing.h), tiers
-// (engine/tiers.h) — and the experiment's own two keys, seed and warmup. The schema flattens them
-// into one list in results column order: each section's own keys, then its components' keys so that
-// every component's keys keep their declared order (earlier-registered components first where that
-// leaves a choice). Each key records the selections under which a component reads it, and the
-// requirements of every component are gathered with the selection they hold under, together
-// with the runners' (experiments/run/runners.h), to be checked in one place
-// (experiments/config/cell_config.cpp).
+// (engine/tiers.h), backing (devices/backing.h) — and the experiment's own two keys, seed and
+// warmup. The schema flattens them into one list in results column order: each section's own keys,
+// then its components' keys so that every component's keys keep their declared order
+// (earlier-registered components first where that leaves a choice). Each key records the selections
+// under which a component reads it, and the requirements of every component are gathered with the
+// selection they hold under, together with the runners' (experiments/run/runners.h), to be checked
+// in one place (experiments/config/cell_config.cpp).
 #pragma once
 
 #include <string>
@@ -55,7 +55,7 @@ AssembledSchema assemble_schema(const std::vector<const SectionSpec*>& sections,
                                 const std::vector<Requirement>& extra_requirements);
 
 /// The sections of an experiment, in results column order: trace, the experiment's own keys
-/// (section ""), cache, policy, admission, framework, device, timing, tiers.
+/// (section ""), cache, policy, admission, framework, device, timing, tiers, backing.
 const std::vector<const SectionSpec*>& schema_section_specs();
 
 /// Every key an experiment may set, in results column order. Throws std::logic_error at first

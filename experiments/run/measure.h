@@ -157,6 +157,8 @@ struct Measurement {
   bool places_objects = true;
   /// Whether a hierarchy ran (its columns are filled).
   bool tiered = false;
+  /// nhc modes: the controller's load_admit at the end of the run (engine/nhc.h).
+  std::optional<double> nhc_load_admit;
   /// Timed runs: the timing after the warm-up.
   std::optional<TimingMetrics> timing;
   /// The runner's own columns (the wall clock's fio names), named as runner_column_names().

@@ -58,7 +58,11 @@ const char* const kMetricNames[] = {"requests",
 // cache columns above are then the whole hierarchy's (hits, object_hit_ratio) or the flash
 // tier's (evictions, placement, device, admission_rejections = flash_admission_rejects).
 //   dram_hit_ratio = dram_hits / get_requests, flash_hit_ratio = flash_hits / get_requests:
-//   their sum is object_hit_ratio.
+//   their sum is object_hit_ratio. offloaded_reads: nhc's flash hits served by the backing
+//   store; nhc_load_admit: the controller's share at the end (engine/nhc.h). Timed hierarchies
+//   only: flash_throughput_mib_s and backing_throughput_mib_s, the bytes each device read and
+//   wrote for the requests (the flash tier's host bytes; the backing store's) per second of the
+//   measured interval (sim_seconds): the served throughput per device.
 const char* const kTierMetricNames[] = {"dram_hits",
                                         "flash_hits",
                                         "dram_hit_ratio",
@@ -71,7 +75,11 @@ const char* const kTierMetricNames[] = {"dram_hits",
                                         "backing_writes",
                                         "backing_write_bytes",
                                         "dirty_bytes_flushed",
-                                        "cleaner_bytes_flushed"};
+                                        "cleaner_bytes_flushed",
+                                        "offloaded_reads",
+                                        "nhc_load_admit",
+                                        "flash_throughput_mib_s",
+                                        "backing_throughput_mib_s"};
 
 double ratio(uint64_t a, uint64_t b) {
   return b == 0 ? std::nan("") : static_cast<double>(a) / static_cast<double>(b);
@@ -190,6 +198,15 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   }
   const TierCounters& t = m.end.tiers;
   const TierCounters& t0 = m.warm.tiers;
+  const uint64_t flash_bytes = m.end.device.read_bytes + m.end.device.write_bytes -
+                               m.warm.device.read_bytes - m.warm.device.write_bytes;
+  const uint64_t backing_bytes =
+      t.backing_read_bytes + t.backing_write_bytes - t0.backing_read_bytes - t0.backing_write_bytes;
+  // MiB per second of the measured interval; empty without a clock.
+  auto per_second = [&](uint64_t bytes) {
+    if (!m.timing || m.timing->interval_ns == 0) return std::string();
+    return n(static_cast<double>(bytes) / 1048576.0 / m.timing->seconds());
+  };
   const std::string tier_metrics[] = {n(t.dram_hits - t0.dram_hits),
                                       n(t.flash_hits - t0.flash_hits),
                                       n(ratio(t.dram_hits - t0.dram_hits, h.get_requests)),
@@ -202,7 +219,11 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
                                       n(t.backing_writes - t0.backing_writes),
                                       n(t.backing_write_bytes - t0.backing_write_bytes),
                                       n(t.dirty_bytes_flushed - t0.dirty_bytes_flushed),
-                                      n(t.cleaner_bytes_flushed - t0.cleaner_bytes_flushed)};
+                                      n(t.cleaner_bytes_flushed - t0.cleaner_bytes_flushed),
+                                      n(t.offloaded_reads - t0.offloaded_reads),
+                                      m.nhc_load_admit ? n(*m.nhc_load_admit) : std::string(),
+                                      per_second(flash_bytes),
+                                      per_second(backing_bytes)};
   static_assert(std::size(tier_metrics) == std::size(kTierMetricNames));
   for (size_t i = 0; i < std::size(kTierMetricNames); ++i) {
     row.push_back({kTierMetricNames[i], m.tiered ? tier_metrics[i] : std::string(), true});

@@ -1,6 +1,7 @@
 // experiments/run/runners.cpp — runner selection and requirements (experiments/run/runners.h).
 #include "experiments/run/runners.h"
 
+#include "devices/backing.h"
 #include "devices/device.h"
 #include "engine/framework.h"
 #include "engine/tiers.h"
@@ -44,7 +45,23 @@ const std::vector<Requirement>& runner_requirements() {
     std::vector<Requirement> r = rules;
     // A hierarchy (engine/tiers.h) counts, without a clock, over a cache of priority policy.
     const std::vector<Condition> tiered = {{kTiersModeKey.name, {"none"}, true}};
-    r.push_back({tiered, kTimingModeKey.name, {"none"}, "a hierarchy runs functional only"});
+    r.push_back({tiered,
+                 kTimingModeKey.name,
+                 {"none", "simulated"},
+                 "a hierarchy runs functional or in simulated time"});
+    r.push_back({{{kTiersModeKey.name, {"nhc_wa", "nhc_wb"}, false}},
+                 kTimingModeKey.name,
+                 {"simulated"},
+                 "NHC's controller measures throughput: timing.mode simulated"});
+    r.push_back(
+        {{{kTiersModeKey.name, {"none"}, true}, {kTimingModeKey.name, {"simulated"}, false}},
+         kBackingDeviceKey.name,
+         {"fixed_latency"},
+         "a timed hierarchy needs a backing device that takes time"});
+    r.push_back({{{kBackingDeviceKey.name, {"counted"}, true}},
+                 kTiersModeKey.name,
+                 {"wt", "wb", "wa", "wo", "pt", "nhc_wa", "nhc_wb"},
+                 "a backing device sits under a hierarchy (tiers.mode)"});
     std::vector<std::string> simulated, caching, priority;
     for (const DeviceType* t : device_types()) {
       if (!t->wall_clock) simulated.push_back(t->spec().name);
@@ -55,8 +72,8 @@ const std::vector<Requirement>& runner_requirements() {
     for (const std::string& p : policy_names()) {
       if (!is_cache_policy(p)) priority.push_back(p);
     }
-    r.push_back({tiered, device_section().selector, simulated,
-                 "a hierarchy runs functional only: on a simulated device"});
+    r.push_back(
+        {tiered, device_section().selector, simulated, "a hierarchy runs on a simulated device"});
     r.push_back({tiered, framework_section().selector, caching, "the flash tier is a cache"});
     r.push_back({tiered, policy_section().selector, priority,
                  "the flash tier runs a priority policy on its framework"});

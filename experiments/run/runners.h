@@ -39,7 +39,13 @@ Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device&
 /// The functional runner of a hierarchy (plan.tiers enabled; engine/tiers.h): a DRAM tier over
 /// the cell's cache over a backing store. Throws as run_functional.
 Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device);
-/// The simulated-time runner (experiments/run/simulated_runner.h). Throws as run_functional.
+/// The simulated-time runner of a hierarchy (experiments/run/tiered_cell.cpp): the flash tier
+/// on `device`, the backing store on cell.backing's fixed_latency device, NHC's controller in
+/// the nhc modes. Throws as run_functional.
+Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
+                                 SimFlashDevice& device);
+/// The simulated-time runner (experiments/run/simulated_runner.h); a hierarchy's goes to
+/// run_tiered_simulated. Throws as run_functional.
 Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device);
 /// The wall-clock runner (experiments/run/wall_cell.h): a cache timed request by request, or
 /// framework direct with requests in flight. Throws as run_functional, and on an I/O error.

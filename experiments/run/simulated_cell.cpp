@@ -12,6 +12,7 @@
 namespace flashpq {
 
 Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device) {
+  if (plan.tiers.enabled()) return run_tiered_simulated(cell, plan, device);
   Measurement m;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   // Replays the trace, calling step(request, index) for each request at its arrival, and

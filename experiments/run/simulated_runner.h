@@ -22,6 +22,9 @@
 //      logged (FEMU's ssd_write runs do_gc in the write path; MQSim triggers GC from the write
 //      that depletes a plane's free blocks). A request that causes no NAND operation (a hit
 //      in DRAM, a read of a page never written, a TRIM) completes at its arrival: latency 0.
+//      When issue returns a time (a hierarchy's backing device, devices/backing.h: the time
+//      its share of the request completes), the request completes at the later of that time
+//      and its flash side's completion.
 // The functional state (cache, FTL maps) advances at issue time, in issue order; only the
 // device's service is timed.
 //
@@ -42,6 +45,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -96,10 +100,14 @@ class OpLogGuard {
 ///  * issue: called as issue(const Request&, uint64_t index) at the request's arrival, in source
 ///    order; it performs the request's device operations on `device` (directly or through a
 ///    cache whose framework writes to `device`). Called through the template, never virtually.
+///    Or it is called as issue(const Request&, uint64_t index, uint64_t now_ns) and returns
+///    the time, ns (≥ now_ns), at which work the request caused elsewhere completes (now_ns
+///    when there is none): a hierarchy's backing device.
 ///  * seed: the cell's seed (the poisson process draws from its arrival stream).
 ///  * observe: called as observe(index, arrival_ns, completion_ns) when each request
 ///    completes, warm-up included (tests and traces of latencies; the overload without it
-///    observes nothing).
+///    observes nothing); or, if it takes a fourth argument, observe(index, arrival_ns,
+///    completion_ns, payload_bytes).
 /// The device keeps its state (e.g. a functional fill before the run). Throws
 /// std::invalid_argument if timing is invalid or its mode is not simulated; rethrows what issue
 /// throws. The FTL's op log is unset again on return.
@@ -117,7 +125,8 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
     uint64_t index;
     uint64_t arrival_ns;
     uint64_t bytes;
-    uint32_t outstanding;  // jobs not yet finished
+    uint32_t outstanding;  // flash jobs not yet finished
+    uint32_t parts;        // parts not yet finished: the flash side, the work issue returned
     uint32_t client;       // closed loop; or the free-list link when free
     OpClass op;
     bool measured;
@@ -149,7 +158,11 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
   auto complete = [&](uint32_t s) {
     const uint64_t now = events.now();
     Slot& slot = slots[s];
-    observe(slot.index, slot.arrival_ns, now);
+    if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t>) {
+      observe(slot.index, slot.arrival_ns, now, slot.bytes);
+    } else {
+      observe(slot.index, slot.arrival_ns, now);
+    }
     if (slot.measured) {
       m.record(slot.op, now - slot.arrival_ns, slot.bytes);
       last_completion_ns = std::max(last_completion_ns, now);
@@ -172,17 +185,27 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
     }
     const bool measured = index >= warmup_requests;
     if (index == warmup_requests) first_arrival_ns = events.now();
-    slots[s] = Slot{index, events.now(), r.size_bytes, 0, client, op_class(r), measured};
+    slots[s] = Slot{index, events.now(), r.size_bytes, 0, 0, client, op_class(r), measured};
     result.max_in_flight = std::max(result.max_in_flight, ++in_flight);
     log.clear();
     if (FioIoLog* io_log = device.io_log()) io_log->set_now_ns(events.now());
-    issue(r, index);
-    const uint32_t jobs = flash.submit(log, s, events);
-    if (jobs == 0) {
-      complete(s);  // no NAND operation: no host overhead either
+    uint64_t elsewhere_ns = 0;
+    if constexpr (std::is_invocable_v<Issue&, const Request&, uint64_t, uint64_t>) {
+      elsewhere_ns = issue(r, index, events.now());
     } else {
-      slots[s].outstanding = jobs;
+      issue(r, index);
     }
+    const uint32_t jobs = flash.submit(log, s, events);
+    slots[s].outstanding = jobs;
+    slots[s].parts = (jobs != 0 ? 1u : 0u) + (elsewhere_ns > events.now() ? 1u : 0u);
+    if (slots[s].parts == 0) {
+      complete(s);  // no NAND operation: no host overhead either
+    } else if (elsewhere_ns > events.now()) {
+      events.schedule(elsewhere_ns, EventKind::kElsewhereDone, s);
+    }
+  };
+  auto part_done = [&](uint32_t s) {
+    if (--slots[s].parts == 0) complete(s);
   };
 
   Request pending;
@@ -217,7 +240,7 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
         for (const uint32_t s : flash.handle(e, events)) {
           if (--slots[s].outstanding != 0) continue;
           if (!host_side) {
-            complete(s);
+            part_done(s);
             continue;
           }
           // The controller serves requests in the order their flash work finished.
@@ -229,7 +252,8 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
         }
         break;
       case EventKind::kRequestDone:
-        complete(e.id);
+      case EventKind::kElsewhereDone:
+        part_done(e.id);
         break;
     }
   }

@@ -1,25 +1,33 @@
-// experiments/run/tiered_cell.cpp — the functional runner of a hierarchy (engine/tiers.h): a
-// DRAM tier over the cell's cache over a backing store, counts only.
+// experiments/run/tiered_cell.cpp — the runners of a hierarchy (engine/tiers.h): a DRAM tier
+// over the cell's cache over a backing store; functional (counts only), or in simulated time on
+// simflash with a fixed_latency backing device (devices/backing.h) and, in the nhc modes, NHC's
+// controller (engine/nhc.h).
 #include <chrono>
+#include <cmath>
+#include <optional>
 
+#include "devices/backing.h"
 #include "devices/null_device.h"
+#include "devices/simflash/simflash_device.h"
+#include "engine/nhc.h"
 #include "engine/tiers.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/runners.h"
+#include "experiments/run/simulated_runner.h"
 #include "traces/prefetch_reader.h"
 
 namespace flashpq {
 
-Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device) {
-  Measurement m;
-  const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
-  HitStats stats;
-  stats.reserve(plan.trace_objects);
+namespace {
+
+// Builds the hierarchy of `cell` over `device` and calls fn(tiers).
+template <class Fn>
+void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn&& fn) {
   // The DRAM tier: the tier's policy (its keys at their defaults) on an exact queue, placing
-  // nothing on a device.
+  // nothing on a device. Without one (tiers.dram false) it is built at 1 byte and never used.
   CacheConfig dram_config = plan.cache;
-  dram_config.capacity_bytes = plan.tiers.dram_capacity_bytes;
+  dram_config.capacity_bytes = plan.tiers.dram ? plan.tiers.dram_capacity_bytes : 1;
   dram_config.validate();
   const FrameworkConfig exact{"exact", {}};
   NullDevice dram_device;
@@ -28,19 +36,96 @@ Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& dev
       with_policy(cell.policy, [&](auto policy) {
         with_framework(cell.framework, plan.cache, std::move(policy), device, [&](auto& flash) {
           // Objects DRAM is expected to hold: the cache's estimate scaled by the capacities.
-          dram.reserve(static_cast<size_t>(1 + static_cast<double>(plan.expected_objects) *
-                                                   static_cast<double>(dram_config.capacity_bytes) /
-                                                   static_cast<double>(plan.cache.capacity_bytes)));
+          if (plan.tiers.dram) {
+            dram.reserve(
+                static_cast<size_t>(1 + static_cast<double>(plan.expected_objects) *
+                                            static_cast<double>(dram_config.capacity_bytes) /
+                                            static_cast<double>(plan.cache.capacity_bytes)));
+          }
           flash.reserve(plan.expected_objects);
           TieredCache tiers(plan.tiers, dram, flash);
-          PrefetchReader prefetch(open_cell_trace(cell, plan));
-          ProgressReader reader(prefetch, plan.progress, plan.interrupt);
-          m.replayed = replay_stream(tiers, reader, stats, plan.warmup_requests,
-                                     [&] { end_warmup(m, device, tiers); });
-          finish(m, tiers, device);
+          fn(tiers);
         });
       });
     });
+  });
+}
+
+}  // namespace
+
+Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device) {
+  Measurement m;
+  const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
+  HitStats stats;
+  stats.reserve(plan.trace_objects);
+  with_tiers(cell, plan, device, [&](auto& tiers) {
+    PrefetchReader prefetch(open_cell_trace(cell, plan));
+    ProgressReader reader(prefetch, plan.progress, plan.interrupt);
+    m.replayed = replay_stream(tiers, reader, stats, plan.warmup_requests,
+                               [&] { end_warmup(m, device, tiers); });
+    finish(m, tiers, device);
+  });
+  m.counted = stats.counters();
+  m.tiered = true;
+  m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return m;
+}
+
+// Each request is issued at its arrival (experiments/run/simulated_runner.h): the hierarchy
+// applies it; the flash tier's NAND operations go to the dies and channels; the backing store's
+// bytes, read and written by this request, go to the fixed_latency server, whose completion
+// time run_timed waits for too. Work a request causes is charged to it: an insertion into
+// flash on a miss, a flush on eviction (a model of synchronous movement; Open CAS inserts on the
+// request's path too). The NHC controller wakes at the first arrival at or after its wake-up
+// time and sees the bytes completed so far.
+Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
+                                 SimFlashDevice& device) {
+  Measurement m;
+  const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
+  HitStats stats;
+  stats.reserve(plan.trace_objects);
+  FixedLatencyServer backing(cell.backing);
+  std::optional<NhcController> nhc;
+  if (plan.tiers.nhc()) nhc.emplace(plan.tiers.nhc_config);
+  uint64_t served_bytes = 0;  // completed requests' payload, warm-up included
+  with_tiers(cell, plan, device, [&](auto& tiers) {
+    PrefetchReader prefetch(open_cell_trace(cell, plan));
+    ProgressReader reader(prefetch, plan.progress, plan.interrupt);
+    bool warm_taken = false;
+    auto issue = [&](const Request& q, uint64_t i, uint64_t now_ns) -> uint64_t {
+      if (i == plan.warmup_requests) {
+        end_warmup(m, device, tiers);
+        warm_taken = true;
+      }
+      if (nhc && now_ns >= nhc->next_wake_ns()) {
+        const uint64_t reads = tiers.reads();
+        nhc->wake(now_ns,
+                  reads == 0
+                      ? 0.0
+                      : static_cast<double>(tiers.read_misses()) / static_cast<double>(reads),
+                  served_bytes);
+        tiers.set_nhc(nhc->data_admit(), nhc->load_admit());
+      }
+      const TierCounters before = tiers.tier_counters();
+      const bool hit = tiers.access(q);
+      if (i >= plan.warmup_requests) {
+        stats.record(q, hit);
+      } else {
+        stats.record_warmup(q, hit);
+      }
+      const TierCounters& after = tiers.tier_counters();
+      return backing.submit(now_ns, after.backing_read_bytes - before.backing_read_bytes,
+                            after.backing_write_bytes - before.backing_write_bytes);
+    };
+    const TimedRunResult r =
+        run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader, issue,
+                  [&](uint64_t, uint64_t, uint64_t, uint64_t bytes) { served_bytes += bytes; });
+    if (!warm_taken) end_warmup(m, device, tiers);
+    stats.flush();
+    finish(m, tiers, device);
+    m.timing = r.metrics;
+    m.replayed = r.requests;
+    if (nhc) m.nhc_load_admit = nhc->load_admit();
   });
   m.counted = stats.counters();
   m.tiered = true;

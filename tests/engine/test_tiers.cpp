@@ -148,6 +148,60 @@ TEST_CASE("tiers: the cleaner flushes objects dirty past the staleness threshold
   });
 }
 
+TEST_CASE("tiers: without a DRAM tier, misses and sets go to flash, hand-computed", "[tiers]") {
+  with_lru_tiers(1, 2, [](auto& dram, auto& flash) {
+    TiersConfig cfg = tiers(CacheMode::kWriteBack);
+    cfg.dram = false;
+    TieredCache t(cfg, dram, flash);
+    CHECK_FALSE(t.access(get(1)));  // miss: read from the backing store, into flash
+    CHECK(flash.contains(1));
+    CHECK(t.access(get(1)));  // flash hit, nothing promoted
+    CHECK(dram.object_count() == 0);
+    t.access(set(2));  // write-back: into flash, dirty
+    CHECK(t.dirty_objects() == 1);
+    t.access(set(3));  // evicts 1 (clean, LRU): nothing flushed
+    CHECK(t.tier_counters().backing_writes == 0);
+    t.access(get(3));  // 3 is MRU
+    t.access(set(4));  // evicts 2, dirty: flushed
+    const TierCounters& c = t.tier_counters();
+    CHECK(c.flash_hits == 2);
+    CHECK(c.dram_hits == 0);
+    CHECK(c.promotions == 0);
+    CHECK(c.backing_reads == 1);
+    CHECK(c.backing_writes == 1);
+    CHECK(c.dirty_bytes_flushed == 1);
+    CHECK(c.flash_admission_accepts == 1);  // the miss; sets are not offered
+  });
+}
+
+TEST_CASE("tiers: nhc offloads flash hits by load_admit and admits misses by data_admit",
+          "[tiers]") {
+  with_lru_tiers(1, 4, [](auto& dram, auto& flash) {
+    TiersConfig cfg = tiers(CacheMode::kNhcWriteBack);
+    cfg.dram = false;
+    TieredCache t(cfg, dram, flash);
+    t.access(get(1));         // miss, inserted (data_admit on by default)
+    t.access(set(2));         // dirty in flash
+    t.set_nhc(false, 0);      // every clean flash hit goes to the backing store; misses stay out
+    CHECK(t.access(get(1)));  // a hit, offloaded
+    CHECK(t.access(get(2)));  // dirty: only flash has it, served by flash
+    CHECK_FALSE(t.access(get(3)));  // miss, not inserted
+    CHECK_FALSE(flash.contains(3));
+    TierCounters c = t.tier_counters();
+    CHECK(c.flash_hits == 2);
+    CHECK(c.offloaded_reads == 1);
+    CHECK(c.backing_reads == 3);  // the two misses and the offloaded read
+    CHECK(t.read_misses() == 2);
+    CHECK(t.reads() == 4);
+    t.set_nhc(true, 0.5);  // half the clean hits offloaded, drawn from the cell's stream
+    for (int i = 0; i < 10000; ++i) t.access(get(1));
+    c = t.tier_counters();
+    CHECK(c.offloaded_reads - 1 == Approx(5000).margin(300));  // 4 σ = 200
+    t.access(get(3));                                          // data_admit on: inserted
+    CHECK(flash.contains(3));
+  });
+}
+
 TEST_CASE("tiers: flash admission all, random p and nhit", "[tiers]") {
   auto accepted = [](FlashAdmission a, double p, uint32_t nhit) {
     uint64_t accepts = 0, rejects = 0;
@@ -334,6 +388,9 @@ uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n)
       std::map<uint64_t, uint64_t> latest;
       RngStream rng(seed, 0);
       for (uint64_t i = 1; i <= n; ++i) {
+        // nhc: the controller's switches change every 500 requests (data admission on and
+        // off; load_admit 1, 0.5, 0), as engine/nhc.h may set them at any request.
+        if (cfg.nhc() && i % 500 == 0) t.set_nhc((i / 500) % 2 == 0, 0.5 * ((i / 500) % 3));
         const uint64_t key = rng.next() % 200;
         const uint32_t size = 512 + static_cast<uint32_t>(rng.next() % 3585);
         const uint64_t op = rng.next() % 10;
@@ -364,8 +421,9 @@ uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n)
 }
 
 const CacheMode kModes[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
-                            CacheMode::kWriteAround, CacheMode::kWriteOnly,
-                            CacheMode::kPassThrough};
+                            CacheMode::kWriteAround,  CacheMode::kWriteOnly,
+                            CacheMode::kPassThrough,  CacheMode::kNhcWriteAround,
+                            CacheMode::kNhcWriteBack};
 
 TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, RIPQ and SIPQ",
           "[tiers]") {
@@ -377,13 +435,17 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
     const std::string& name = named.first;
     const FrameworkConfig& fc = named.second;
     for (CacheMode mode : kModes) {
-      for (FlashAdmission a : {FlashAdmission::kAll, FlashAdmission::kRandom, FlashAdmission::kNHit,
-                               FlashAdmission::kRetention}) {
+      for (int variant = 0; variant < 7; ++variant) {
+        // Four admissions with a DRAM tier; three without (retention needs DRAM).
+        const FlashAdmission a = static_cast<FlashAdmission>(variant % 4);
         TiersConfig cfg = tiers(mode, a);
+        cfg.dram = variant < 4;
         cfg.retention_requests = 50;
-        cfg.cleaner_staleness_requests = mode == CacheMode::kWriteBack ? 500 : 0;
+        cfg.cleaner_staleness_requests =
+            mode == CacheMode::kWriteBack || mode == CacheMode::kNhcWriteBack ? 500 : 0;
         cfg.cleaner_interval_requests = 100;
-        INFO(name << " mode " << static_cast<int>(mode) << " admission " << static_cast<int>(a));
+        INFO(name << " mode " << static_cast<int>(mode) << " admission " << static_cast<int>(a)
+                  << (cfg.dram ? "" : " without DRAM"));
         NullDevice device;
         with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
           with_framework(fc, capacity(256 << 10, false), p, device,

@@ -115,6 +115,113 @@ TEST_CASE("tiered cell: experiments/tiers.yaml shows what its comments say",
   CHECK(wt["nhit"].at("dram_hits") == wt["all"].at("dram_hits"));
 }
 
+// The rows of an experiment whose trace is a generator, by cell.
+std::vector<RowMap> run_generated(const Experiment& ex) {
+  std::vector<RowMap> rows;
+  for (const CellConfig& cell : ex.cells) {
+    const TraceSummary summary = summarize_trace(cell.trace);
+    RowMap m;
+    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+// 4 KiB gets of 2,000 keys at 10,000 requests/s on a pass-through hierarchy with a core device
+// of 40 MiB/s and 100 µs: every get goes to the core device alone.
+const std::string kPassThrough = R"(name: pt
+trace:
+  format: generator
+  generator: zipf
+  objects: 2000
+  alpha: 0
+  size: 4KiB
+  requests: 20000
+seed: 1
+cache:
+  capacity: 0.5
+policy:
+  name: lru
+framework:
+  name: exact
+  placement: naive
+device:
+  name: simflash
+  profile: tiny
+  size_to_cache: true
+tiers:
+  mode: pt
+  dram: false
+backing:
+  device: fixed_latency
+  read_bandwidth_mib_s: 40
+  read_latency_us: 100
+)";
+
+TEST_CASE("tiered cell: timed pass-through equals the core device's analytic figures",
+          "[tiers][experiments]") {
+  TempDir dir;
+  // One client, closed loop: each get takes 4096 B / 40 MiB/s (97,656.25 ns, rounded to
+  // 97,656) + 100 µs = 197.656 µs, one after the other.
+  std::vector<RowMap> rows = run_generated(load_experiment(
+      dir.write("a.yaml", kPassThrough + "timing:\n  mode: simulated\n  arrival: closed_loop\n"),
+      {}));
+  REQUIRE(rows.size() == 1);
+  RowMap r = rows[0];
+  REQUIRE(r.at("error").empty());
+  CHECK(num(r, "latency_p50_us") == Approx(197.656).epsilon(0.01));  // the histogram's 1 %
+  CHECK(num(r, "latency_max_us") == Approx(197.656).margin(1e-9));
+  CHECK(num(r, "latency_mean_us") == Approx(197.656).margin(1e-6));
+  CHECK(num(r, "throughput_rps") == Approx(1e6 / 197.656).epsilon(1e-6));
+  CHECK(num(r, "backing_throughput_mib_s") == Approx(4096 / 197.656e-6 / 1048576).epsilon(1e-6));
+  CHECK(num(r, "flash_throughput_mib_s") == 0);
+  CHECK(num(r, "hits") == 0);
+  // Open loop at 20,000 requests/s, twice what 40 MiB/s carries (10,240 of 4 KiB): the core
+  // device serves its bandwidth.
+  rows = run_generated(load_experiment(
+      dir.write("b.yaml",
+                kPassThrough + "timing:\n  mode: simulated\n  arrival: poisson\n  rate: 20000\n"),
+      {}));
+  r = rows[0];
+  CHECK(num(r, "throughput_rps") == Approx(10240).epsilon(0.01));
+  CHECK(num(r, "backing_throughput_mib_s") == Approx(40).epsilon(0.01));
+}
+
+TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say", "[tiers][experiments]") {
+  const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/nhc.yaml", {});
+  REQUIRE(ex.cells.size() == 12);
+  std::map<std::string, std::map<int, RowMap>> by;  // mode → offered rate → row
+  for (const RowMap& m : run_generated(ex)) {
+    REQUIRE(m.at("error").empty());
+    CHECK(m.at("notes").empty());
+    CHECK(num(m, "object_hit_ratio") == Approx(0.99).margin(0.001));
+    by[m.at("tiers.mode")][std::stoi(m.at("timing.rate"))] = m;
+  }
+  auto rps = [&](const std::string& mode, int rate) {
+    return num(by[mode][rate], "throughput_rps");
+  };
+  // Below the cache device's bandwidth both serve what is offered.
+  for (int rate : {10000, 20000, 30000}) {
+    INFO("offered " << rate);
+    CHECK(rps("wa", rate) == Approx(rate).epsilon(0.01));
+    CHECK(rps("nhc_wa", rate) == Approx(rps("wa", rate)).epsilon(0.01));
+  }
+  // Beyond it wa is stuck at the cache device; nhc_wa adds the core device's share.
+  for (int rate : {50000, 60000}) {
+    INFO("offered " << rate);
+    CHECK(rps("wa", rate) < 37000);
+    CHECK(rps("nhc_wa", rate) > 1.3 * rps("wa", rate));
+    const RowMap& n = by["nhc_wa"][rate];
+    CHECK(num(n, "backing_throughput_mib_s") > 35);
+    CHECK(num(n, "flash_throughput_mib_s") > num(by["wa"][rate], "flash_throughput_mib_s"));
+    CHECK(num(n, "offloaded_reads") > 0);
+    CHECK(num(n, "nhc_load_admit") < 1);
+  }
+  // wa offloads nothing and has no controller.
+  CHECK(num(by["wa"][60000], "offloaded_reads") == 0);
+  CHECK(by["wa"][60000].at("nhc_load_admit").empty());
+}
+
 TEST_CASE("tiered cell: a DRAM tier as large as the flash tier is noted", "[tiers][experiments]") {
   const std::vector<RowMap> rows = run_all(kCell + "tiers:\n  mode: wt\n  dram_capacity: 0.1\n");
   REQUIRE(rows.size() == 1);
@@ -132,8 +239,26 @@ TEST_CASE("tiered cell: the loader refuses what a hierarchy cannot run", "[tiers
         {});
   };
   CHECK_NOTHROW(load(""));
+  CHECK_THROWS_WITH(
+      load_experiment(dir.write("d.yaml", "name: d\ntrace:\n  path: " + kTrace + "\nseed: 1\n" +
+                                              kCell + "backing:\n  device: fixed_latency\n"),
+                      {}),
+      Contains("tiers.mode") && Contains("a backing device sits under a hierarchy"));
   CHECK_THROWS_WITH(load("timing:\n  mode: simulated\n"),
-                    Contains("timing.mode") && Contains("a hierarchy runs functional only"));
+                    Contains("backing.device") && Contains("a timed hierarchy needs a backing"));
+  CHECK_NOTHROW(load("timing:\n  mode: simulated\nbacking:\n  device: fixed_latency\n"));
+  CHECK_THROWS_WITH(load("timing:\n  mode: wall\n"), Contains("timing.mode wall"));
+  CHECK_THROWS_WITH(load("  dram: false\n  flash_admission: retention\n"),
+                    Contains("tiers.flash_admission") && Contains("needs a DRAM tier"));
+  const std::string nhc =
+      "name: n\ntrace:\n  path: " + kTrace + "\nseed: 1\n" + kCell + "tiers:\n  mode: nhc_wa\n";
+  CHECK_THROWS_WITH(load_experiment(dir.write("n.yaml", nhc), {}),
+                    Contains("timing.mode") && Contains("NHC's controller measures"));
+  CHECK_THROWS_WITH(
+      load_experiment(dir.write("n.yaml", nhc + "  nhc_step: 0.03\ntiming:\n  mode: "
+                                                "simulated\nbacking:\n  device: fixed_latency\n"),
+                      {}),
+      Contains("tiers.nhc_step") && Contains("0.03"));
   CHECK_THROWS_WITH(load("admission:\n  name: tinylfu\n"),
                     Contains("tiers.flash_admission decides"));
   CHECK_THROWS_WITH(load("  dram_policy: wtinylfu\n"),

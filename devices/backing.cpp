@@ -1,0 +1,87 @@
+// devices/backing.cpp — the `backing:` section and the fixed_latency device (devices/backing.h).
+#include "devices/backing.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flashpq {
+
+const KeySpec kBackingDeviceKey =
+    key("backing.device", ValueType::kEnum)
+        .def("counted")
+        .choices({"counted", "fixed_latency"})
+        .desc(
+            "a hierarchy's backing store: counted (bytes only, no time) or fixed_latency (a "
+            "FIFO server of fixed bandwidth, then a fixed latency)");
+
+namespace {
+
+const KeySpec kReadLatency = key("backing.read_latency_us", ValueType::kFloat)
+                                 .def("100")
+                                 .units("us")
+                                 .range(0, 1e9)
+                                 .desc("fixed_latency: the delay after a request's reads");
+const KeySpec kWriteLatency = key("backing.write_latency_us", ValueType::kFloat)
+                                  .def("100")
+                                  .units("us")
+                                  .range(0, 1e9)
+                                  .desc("fixed_latency: the delay after a request's writes");
+const KeySpec kReadBandwidth = key("backing.read_bandwidth_mib_s", ValueType::kFloat)
+                                   .def("500")
+                                   .units("MiB/s")
+                                   .range(1e-6, 1e9)
+                                   .desc("fixed_latency: the rate at which reads are transferred");
+const KeySpec kWriteBandwidth =
+    key("backing.write_bandwidth_mib_s", ValueType::kFloat)
+        .def("500")
+        .units("MiB/s")
+        .range(1e-6, 1e9)
+        .desc("fixed_latency: the rate at which writes are transferred");
+
+}  // namespace
+
+const SectionSpec& backing_section() {
+  static const SectionSpec section{
+      "backing",
+      {kBackingDeviceKey},
+      kBackingDeviceKey.name,
+      {ComponentSpec{"counted", "bytes counted, no time", {}, {}, {}, {}},
+       ComponentSpec{"fixed_latency",
+                     "fixed latency and bandwidth",
+                     {kReadLatency, kWriteLatency, kReadBandwidth, kWriteBandwidth},
+                     {},
+                     {},
+                     {}}}};
+  return section;
+}
+
+BackingConfig BackingConfig::from(const Params& params) {
+  BackingConfig c;
+  if (params.get<std::string>(kBackingDeviceKey) != "fixed_latency") return c;
+  c.kind = BackingKind::kFixedLatency;
+  c.read_latency_us = params.get<double>(kReadLatency);
+  c.write_latency_us = params.get<double>(kWriteLatency);
+  c.read_bandwidth_mib_s = params.get<double>(kReadBandwidth);
+  c.write_bandwidth_mib_s = params.get<double>(kWriteBandwidth);
+  return c;
+}
+
+FixedLatencyServer::FixedLatencyServer(const BackingConfig& config)
+    : read_ns_per_byte_(1e9 / (config.read_bandwidth_mib_s * 1048576.0)),
+      write_ns_per_byte_(1e9 / (config.write_bandwidth_mib_s * 1048576.0)),
+      read_latency_ns_(static_cast<uint64_t>(std::llround(config.read_latency_us * 1e3))),
+      write_latency_ns_(static_cast<uint64_t>(std::llround(config.write_latency_us * 1e3))) {}
+
+uint64_t FixedLatencyServer::submit(uint64_t now_ns, uint64_t read_bytes, uint64_t write_bytes) {
+  if (read_bytes == 0 && write_bytes == 0) return now_ns;
+  const auto transfer =
+      static_cast<uint64_t>(std::llround(read_ns_per_byte_ * static_cast<double>(read_bytes) +
+                                         write_ns_per_byte_ * static_cast<double>(write_bytes)));
+  free_ns_ = std::max(free_ns_, now_ns) + transfer;
+  busy_ns_ += transfer;
+  const uint64_t latency =
+      std::max(read_bytes != 0 ? read_latency_ns_ : 0, write_bytes != 0 ? write_latency_ns_ : 0);
+  return free_ns_ + latency;
+}
+
+}  // namespace flashpq

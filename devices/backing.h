@@ -1,0 +1,71 @@
+// devices/backing.h — the backing store of a cache hierarchy (engine/tiers.h), Open CAS's
+// "core" device: the `backing:` section.
+//
+// Source: docs/DESIGN.md "Tiers". Two kinds:
+//   counted        bytes read and written are counted, no time passes (the functional
+//                  hierarchy; the default);
+//   fixed_latency  a device of fixed latency and bandwidth, for the timed hierarchy: one FIFO
+//                  server that transfers each request's reads at read_bandwidth_mib_s and its
+//                  writes at write_bandwidth_mib_s, one after the other in arrival order, then a
+//                  fixed delay in which requests overlap (read_latency_us if the request read,
+//                  write_latency_us if it wrote, the larger if both). A request's backing work
+//                  completes at
+//                      done = max(now, server free) + read_bytes / read_bw + write_bytes / write_bw
+//                      completion = done + latency.
+//                  Its throughput is bounded by the bandwidths, and a lone small request takes
+//                  about its latency: the two numbers a datasheet gives for a "slower device".
+//                  It is a model of the device's bottleneck, not of its internals (no queue
+//                  depth, no garbage collection): use a simflash device for those.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/params.h"
+
+namespace flashpq {
+
+/// backing.device.
+enum class BackingKind { kCounted, kFixedLatency };
+
+/// The `backing:` section, resolved.
+struct BackingConfig {
+  BackingKind kind = BackingKind::kCounted;
+  /// fixed_latency: the delays, µs, ≥ 0; the bandwidths, MiB/s, > 0.
+  double read_latency_us = 100;
+  double write_latency_us = 100;
+  double read_bandwidth_mib_s = 500;
+  double write_bandwidth_mib_s = 500;
+
+  bool timed() const { return kind == BackingKind::kFixedLatency; }
+  /// Decodes the backing.* values of `params` (unset keys take their defaults). Throws
+  /// std::invalid_argument quoting a bad value.
+  static BackingConfig from(const Params& params);
+};
+
+/// The `backing:` section: backing.device, then the fixed_latency keys.
+const SectionSpec& backing_section();
+extern const KeySpec kBackingDeviceKey;
+
+/// The fixed_latency device's clock (see the header comment). Not thread-safe.
+class FixedLatencyServer {
+ public:
+  /// REQUIRES: config.timed().
+  explicit FixedLatencyServer(const BackingConfig& config);
+
+  /// Queues a request issued at now_ns that reads read_bytes and writes write_bytes (either may
+  /// be 0; both 0 returns now_ns and takes no time) and returns its completion time, ns.
+  /// REQUIRES: now_ns does not decrease from one call to the next.
+  uint64_t submit(uint64_t now_ns, uint64_t read_bytes, uint64_t write_bytes);
+
+  /// Time the transfer stage was busy, ns.
+  uint64_t busy_ns() const { return busy_ns_; }
+
+ private:
+  double read_ns_per_byte_, write_ns_per_byte_;
+  uint64_t read_latency_ns_, write_latency_ns_;
+  uint64_t free_ns_ = 0;
+  uint64_t busy_ns_ = 0;
+};
+
+}  // namespace flashpq
