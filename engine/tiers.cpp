@@ -32,6 +32,12 @@ const KeySpec kDram =
     key("tiers.dram", ValueType::kBool)
         .def("true")
         .desc("false = no DRAM tier: the cache is the first tier (Open CAS's SSD over a core)");
+const KeySpec kDramLatency =
+    key("tiers.dram_latency_us", ValueType::kFloat)
+        .def("0")
+        .units("us")
+        .range(0, 1e9)
+        .desc("timed: the time every request spends in the DRAM tier (requests overlap in it)");
 const KeySpec kFlashAdmission =
     key("tiers.flash_admission", ValueType::kEnum)
         .def("all")
@@ -100,7 +106,7 @@ const KeySpec kNhcWorkloadChange =
         .desc("nhc: a miss ratio this far above its base restarts (WORKLOAD_CHANGE_THRESHOLD)");
 
 ComponentSpec mode_component(const std::string& name, const std::string& summary) {
-  std::vector<KeySpec> keys = {kDramCapacity, kDramPolicy, kDram, kFlashAdmission};
+  std::vector<KeySpec> keys = {kDramCapacity, kDramPolicy, kDram, kDramLatency, kFlashAdmission};
   if (name == "wb" || name == "wo" || name == "nhc_wb") {
     keys.push_back(kCleanerStaleness);
     keys.push_back(kCleanerInterval);
@@ -163,6 +169,7 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
   c.dram_capacity = CapacitySpec::parse(params.get<std::string>(kDramCapacity));
   c.dram_policy = params.get<std::string>(kDramPolicy);
   c.dram = params.get<bool>(kDram);
+  c.dram_latency_ns = static_cast<uint64_t>(std::llround(params.get<double>(kDramLatency) * 1e3));
   if (c.nhc()) {
     c.nhc_config.step = params.get<double>(kNhcStep);
     c.nhc_config.interval_ns =

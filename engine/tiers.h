@@ -99,6 +99,9 @@ struct TiersConfig {
   std::string dram_policy = "lru";
   /// tiers.dram: false = no DRAM tier (the flash tier is the first).
   bool dram = true;
+  /// tiers.dram_latency_us: timed hierarchies only: the time every request spends in the DRAM
+  /// tier (its lookup and copy), ns; requests overlap in it (no queueing).
+  uint64_t dram_latency_ns = 0;
   FlashAdmission flash_admission = FlashAdmission::kAll;
   /// random: the probability of admission, in [0, 1].
   double admit_probability = 1;

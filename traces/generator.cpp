@@ -51,6 +51,7 @@ class ArrivalsReader final : public TraceReader {
     return n;
   }
   const std::string& path() const override { return in_->path(); }
+  uint64_t preconditioning_requests() const override { return in_->preconditioning_requests(); }
 
  private:
   std::unique_ptr<TraceReader> in_;

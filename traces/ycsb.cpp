@@ -208,6 +208,9 @@ class YcsbReader final : public TraceReader {
     return i;
   }
   const std::string& path() const override { return name_; }
+  // YCSB's load phase is not measured (YCSB reports its run phase apart): the runners start
+  // the warm-up after it.
+  uint64_t preconditioning_requests() const override { return c_.load ? c_.record_count : 0; }
 
  private:
   Request request(uint64_t key, Op op) const { return Request{0, key, c_.sizes.of(key), op}; }
@@ -391,8 +394,8 @@ std::string YcsbConfig::identity() const {
       workload, read_proportion, update_proportion, insert_proportion, scan_proportion,
       rmw_proportion, distribution_names()[static_cast<size_t>(distribution)], record_count,
       operation_count, zipfian_constant, min_scan_length, max_scan_length, scan_length_uniform,
-      hotspot_data_fraction, hotspot_opn_fraction, load, sizes.identity(), seed,
-      RngStream::kYcsbStream);
+      hotspot_data_fraction, hotspot_opn_fraction, load ? "true (preconditioning)" : "false",
+      sizes.identity(), seed, RngStream::kYcsbStream);
 }
 
 void YcsbConfig::validate() const {

@@ -106,7 +106,10 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
         "the warm-up leaves {} of the trace's {} requests measured, under 10 %: lower warmup",
         measured, summary.requests));
   }
-  if (!plan.direct && working_set != 0 && plan.cache.capacity_bytes >= working_set) {
+  // In a hierarchy a flash tier that holds everything is a design (an SSD as large as the data,
+  // as extstore's), the DRAM tier above it is where eviction happens: no note.
+  if (!plan.direct && !plan.tiers.enabled() && working_set != 0 &&
+      plan.cache.capacity_bytes >= working_set) {
     plan.notes.push_back(fmt::format(
         "the cache ({} {}) holds the whole working set ({}): only compulsory misses remain, "
         "whatever the policy",

@@ -2,6 +2,7 @@
 // over the cell's cache over a backing store; functional (counts only), or in simulated time on
 // simflash with a fixed_latency backing device (devices/backing.h) and, in the nhc modes, NHC's
 // controller (engine/nhc.h).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -74,7 +75,8 @@ Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& dev
 // Each request is issued at its arrival (experiments/run/simulated_runner.h): the hierarchy
 // applies it; the flash tier's NAND operations go to the dies and channels; the backing store's
 // bytes, read and written by this request, go to the fixed_latency server, whose completion
-// time run_timed waits for too. Work a request causes is charged to it: an insertion into
+// time run_timed waits for too; with tiers.dram_latency_us every request also spends that long in
+// DRAM (overlapping the rest). Work a request causes is charged to it: an insertion into
 // flash on a miss, a flush on eviction (a model of synchronous movement; Open CAS inserts on the
 // request's path too). The NHC controller wakes at the first arrival at or after its wake-up
 // time and sees the bytes completed so far.
@@ -88,6 +90,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
   std::optional<NhcController> nhc;
   if (plan.tiers.nhc()) nhc.emplace(plan.tiers.nhc_config);
   uint64_t served_bytes = 0;  // completed requests' payload, warm-up included
+  const uint64_t dram_latency_ns = plan.tiers.dram ? plan.tiers.dram_latency_ns : 0;
   with_tiers(cell, plan, device, [&](auto& tiers) {
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
@@ -114,8 +117,9 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
         stats.record_warmup(q, hit);
       }
       const TierCounters& after = tiers.tier_counters();
-      return backing.submit(now_ns, after.backing_read_bytes - before.backing_read_bytes,
-                            after.backing_write_bytes - before.backing_write_bytes);
+      return std::max(now_ns + dram_latency_ns,
+                      backing.submit(now_ns, after.backing_read_bytes - before.backing_read_bytes,
+                                     after.backing_write_bytes - before.backing_write_bytes));
     };
     const TimedRunResult r =
         run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader, issue,

@@ -222,6 +222,49 @@ TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say", "[tie
   CHECK(by["wa"][60000].at("nhc_load_admit").empty());
 }
 
+TEST_CASE("tiered cell: experiments/kv_compare.yaml shows what its comments say",
+          "[tiers][experiments]") {
+  const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/kv_compare.yaml", {});
+  REQUIRE(ex.cells.size() == 20);
+  // records → workload (letter, "-uniform") → admit probability → row
+  std::map<int, std::map<std::string, std::map<std::string, RowMap>>> by;
+  for (const RowMap& m : run_generated(ex)) {
+    REQUIRE(m.at("error").empty());
+    CHECK(m.at("notes").empty());
+    // The load phase (every record set once) is the warm-up.
+    CHECK(m.at("warmup_requests") == m.at("trace.record_count"));
+    const std::string w = m.at("trace.workload") +
+                          (m.at("trace.request_distribution") == "uniform" ? "-uniform" : "");
+    by[std::stoi(m.at("trace.record_count"))][w][m.at("tiers.admit_probability")] = m;
+  }
+  for (const std::string w : {"a", "b", "c", "b-uniform"}) {
+    INFO("workload " << w);
+    // Data in DRAM: the configurations agree, every request takes DRAM's 10 µs.
+    const RowMap& dram = by[2000][w]["0"];
+    const RowMap& flash = by[2000][w]["1"];
+    CHECK(num(dram, "object_hit_ratio") == 1);
+    CHECK(dram.at("read_latency_p95_us") == flash.at("read_latency_p95_us"));
+    CHECK(num(dram, "throughput_rps") == Approx(4 / 10e-6));
+    CHECK(num(flash, "throughput_rps") == Approx(4 / 10e-6));
+    // 7.6× DRAM: flash serves the reads, its read p95 is a flash read, its writes stay in DRAM.
+    const RowMap& big_dram = by[32000][w]["0"];
+    const RowMap& big_flash = by[32000][w]["1"];
+    CHECK(num(big_dram, "object_hit_ratio") < 0.3);
+    CHECK(num(big_flash, "object_hit_ratio") > 0.99);
+    CHECK(num(big_dram, "read_latency_p95_us") == Approx(10).epsilon(0.01));
+    CHECK(num(big_flash, "read_latency_p95_us") > 150);
+    CHECK(num(big_flash, "throughput_rps") < num(big_dram, "throughput_rps") / 5);
+    if (w != "c") CHECK(num(big_flash, "write_latency_p95_us") == Approx(10).epsilon(0.01));
+  }
+  // Uniform keys: DRAM's hit ratio halves, more reads go to flash, throughput falls.
+  CHECK(num(by[32000]["b-uniform"]["0"], "object_hit_ratio") <
+        0.6 * num(by[32000]["b"]["0"], "object_hit_ratio"));
+  CHECK(num(by[32000]["b-uniform"]["1"], "throughput_rps") <
+        num(by[32000]["b"]["1"], "throughput_rps"));
+  // D's inserts grow the data past DRAM even from 2,000 records.
+  CHECK(num(by[2000]["d"]["0"], "object_hit_ratio") < 0.95);
+}
+
 TEST_CASE("tiered cell: a DRAM tier as large as the flash tier is noted", "[tiers][experiments]") {
   const std::vector<RowMap> rows = run_all(kCell + "tiers:\n  mode: wt\n  dram_capacity: 0.1\n");
   REQUIRE(rows.size() == 1);

@@ -310,6 +310,11 @@ TEST_CASE("ycsb: the load phase sets every record first, in order", "[ycsb]") {
   c.params.set("trace.load", true);
   const auto reqs = read_all(c);
   REQUIRE(reqs.size() == 600);
+  // Not measured: the preconditioning requests a cell's warm-up starts after.
+  CHECK(open_trace(c)->preconditioning_requests() == 500);
+  c.params.set("trace.load", false);
+  CHECK(open_trace(c)->preconditioning_requests() == 0);
+  c.params.set("trace.load", true);
   for (uint64_t k = 0; k < 500; ++k) {
     CHECK(reqs[k].key == k);
     CHECK(reqs[k].op == Op::kSet);

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""DRAM-only against DRAM + flash under YCSB: p95 latency per operation and throughput.
+
+Usage::
+
+    /usr/bin/python3 plots/kv_compare.py RESULTS.csv -o FIG.png [--title T]
+
+The figure of ``experiments/kv_compare.yaml`` (README "Cache hierarchies"), in the layout of the
+KV-store comparison's tables (``../shared/seeds/kv-cache-comparison-report.md``): one row of
+panels per data-set size ``trace.record_count``; in each, grouped bars per workload
+(``trace.workload`` with ``trace.request_distribution``: "b-uniform"), one bar per
+configuration — ``tiers.admit_probability`` 0 is "DRAM only", 1 "DRAM + flash" — for read p95
+(``read_latency_p95_us``), write p95 (``write_latency_p95_us``: updates and inserts) on a log
+axis from 1 µs, throughput (``throughput_rps``) and the object-wise hit ratio
+(``object_hit_ratio``: DRAM alone misses what it cannot hold).  An empty value (a workload without writes) draws
+no bar.
+
+Input: a FlashPQ results file (CSV, or JSON Lines when the name ends in .jsonl or .json).  Rows
+with a non-empty ``error`` are skipped with a warning.  Two rows of one (size, workload,
+configuration) are an error naming the row.  Exit status 2 with ``kv_compare.py: error:
+RESULTS: MESSAGE`` on a bad file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+if __package__ in (None, ""):  # run as a script: make ``plots`` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from plots import results  # noqa: E402
+from plots.results import ResultsError  # noqa: E402
+from plots.style import COLORS, RC, save  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+PROG = "kv_compare.py"
+COLUMNS = ("trace.record_count", "trace.workload", "trace.request_distribution",
+           "tiers.admit_probability", "read_latency_p95_us", "write_latency_p95_us",
+           "throughput_rps", "object_hit_ratio")
+METRICS = (("read_latency_p95_us", "read p95 (µs)", True),
+           ("write_latency_p95_us", "write p95 (µs)", True),
+           ("throughput_rps", "throughput (requests/s)", False),
+           ("object_hit_ratio", "object-wise hit ratio", False))
+
+
+def configuration(row) -> str:
+    """"DRAM only" for admit probability 0, "DRAM + flash" otherwise."""
+    return "DRAM only" if float(results.text(row, "tiers.admit_probability")) == 0 else \
+        "DRAM + flash"
+
+
+def workload(row) -> str:
+    """The workload letter, with the distribution when it is not the workload's own."""
+    w = results.text(row, "trace.workload")
+    d = results.text(row, "trace.request_distribution")
+    own = "latest" if w == "d" else "zipfian"
+    return w if d in ("", own) else f"{w}-{d}"
+
+
+def table(rows) -> dict:
+    """{records: {workload: {configuration: {metric: value or None}}}}, in first-seen order.
+    Raises :class:`ResultsError` for two rows of one cell."""
+    out: dict = {}
+    for where, row in results.located(rows, PROG):
+        records = int(results.num(row, "trace.record_count", where))
+        cell = out.setdefault(records, {}).setdefault(workload(row), {})
+        conf = configuration(row)
+        if conf in cell:
+            raise ResultsError(f"{where}: a second row of {records} records, workload "
+                               f"{workload(row)}, {conf}")
+        cell[conf] = {m: (None if results.blank(row, m) else results.num(row, m, where))
+                      for m, _, _ in METRICS}
+    return out
+
+
+def plot(rows, out_path: str, title: str = "") -> None:
+    """Draws the figure of *rows* to *out_path* (see the module docstring)."""
+    data = table(rows)
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(13, 2.6 * len(data)))
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(len(data), len(METRICS), squeeze=False)
+        for r, (records, by_workload) in enumerate(data.items()):
+            names = list(by_workload)
+            confs = sorted({c for w in by_workload.values() for c in w},
+                           key=lambda c: c != "DRAM only")
+            width = 0.8 / max(1, len(confs))
+            for c, (metric, label, log) in enumerate(METRICS):
+                ax = axes[r][c]
+                for k, conf in enumerate(confs):
+                    xs, ys = [], []
+                    for i, w in enumerate(names):
+                        v = by_workload[w].get(conf, {}).get(metric)
+                        if v is not None:
+                            xs.append(i + (k - (len(confs) - 1) / 2) * width)
+                            ys.append(v)
+                    ax.bar(xs, ys, width, color=COLORS[k % len(COLORS)],
+                           hatch=("", "//")[k % 2], edgecolor="black", linewidth=0.4,
+                           label=conf)
+                ax.set_xticks(range(len(names)))
+                ax.set_xticklabels(names)
+                if log:  # from 1 µs, so that bars a histogram bucket apart look alike
+                    ax.set_yscale("log")
+                    ax.set_ylim(bottom=1)
+                ax.set_ylabel(label)
+                ax.set_title(f"{records:,} records")
+                if r == 0 and c == 0:
+                    ax.legend(frameon=False)
+        if title:
+            fig.suptitle(title)
+        fig.tight_layout()
+        save(fig, out_path)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--title", default="")
+    a = ap.parse_args(argv)
+    return results.run_figure_command(
+        PROG, a.results, a.output,
+        lambda path: results.load_results(path, COLUMNS, PROG),
+        lambda rows: plot(rows, a.output, a.title))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
