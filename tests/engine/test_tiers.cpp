@@ -11,6 +11,7 @@
 #include "devices/block/block_device.h"
 #include "devices/null_device.h"
 #include "devices/simflash/simflash_device.h"
+#include "engine/exact/exact_framework.h"
 #include "engine/framework.h"
 #include "engine/tiers.h"
 #include "policies/registry.h"
@@ -51,18 +52,25 @@ CacheConfig capacity(uint64_t c, bool unit_size) {
   return cc;
 }
 
+// An exact LRU cache, built by type: with_policy() and with_framework() would instantiate the
+// caller's code for every registered policy and framework (a hierarchy of two such caches:
+// 144 types), which made this file the longest to compile.
+using ExactLru = Cache<LruPolicy, ExactFramework::Queue<LruPolicy>, NoAdmission>;
+
+template <class Fn>
+void with_exact_lru(const CacheConfig& cc, Device& device, Fn&& fn) {
+  ExactLru c(cc, exact_config(), LruPolicy(PolicyConfig{"lru", {}}), device,
+             NoAdmission(AdmissionConfig{}, 0));
+  fn(c);
+}
+
 // Calls fn(dram, flash): exact LRU caches of `dram_objects` and `flash_objects` unit-size
 // objects.
 template <class Fn>
 void with_lru_tiers(uint64_t dram_objects, uint64_t flash_objects, Fn&& fn) {
   NullDevice none;
-  with_policy(PolicyConfig{"lru", {}}, [&](auto p1) {
-    with_framework(exact_config(), capacity(dram_objects, true), p1, none, [&](auto& dram) {
-      with_policy(PolicyConfig{"lru", {}}, [&](auto p2) {
-        with_framework(exact_config(), capacity(flash_objects, true), p2, none,
-                       [&](auto& flash) { fn(dram, flash); });
-      });
-    });
+  with_exact_lru(capacity(dram_objects, true), none, [&](ExactLru& dram) {
+    with_exact_lru(capacity(flash_objects, true), none, [&](ExactLru& flash) { fn(dram, flash); });
   });
 }
 
@@ -322,24 +330,20 @@ TEST_CASE("tiers: DRAM and flash hits equal a second implementation's on a real 
     const uint64_t dram_bytes = sizes.first, flash_bytes = sizes.second;
     ReferenceTiers ref(dram_bytes, flash_bytes);
     NullDevice none;
-    with_policy(PolicyConfig{"lru", {}}, [&](auto p1) {
-      with_framework(exact_config(), capacity(dram_bytes, false), p1, none, [&](auto& dram) {
-        with_policy(PolicyConfig{"lru", {}}, [&](auto p2) {
-          with_framework(exact_config(), capacity(flash_bytes, false), p2, none, [&](auto& flash) {
-            TieredCache t(tiers(CacheMode::kWriteThrough), dram, flash);
-            uint64_t hits = 0;
-            for (const Request& r : trace) {
-              REQUIRE(r.op == Op::kGet);
-              hits += t.access(r);
-              ref.get(r.key, r.size_bytes);
-            }
-            CHECK(t.tier_counters().dram_hits == ref.dram_hits);
-            CHECK(t.tier_counters().flash_hits == ref.flash_hits);
-            CHECK(hits == ref.dram_hits + ref.flash_hits);
-            CHECK(ref.flash_hits > 1000);
-            CHECK(ref.dram_hits > 1000);
-          });
-        });
+    with_exact_lru(capacity(dram_bytes, false), none, [&](ExactLru& dram) {
+      with_exact_lru(capacity(flash_bytes, false), none, [&](ExactLru& flash) {
+        TieredCache t(tiers(CacheMode::kWriteThrough), dram, flash);
+        uint64_t hits = 0;
+        for (const Request& r : trace) {
+          REQUIRE(r.op == Op::kGet);
+          hits += t.access(r);
+          ref.get(r.key, r.size_bytes);
+        }
+        CHECK(t.tier_counters().dram_hits == ref.dram_hits);
+        CHECK(t.tier_counters().flash_hits == ref.flash_hits);
+        CHECK(hits == ref.dram_hits + ref.flash_hits);
+        CHECK(ref.flash_hits > 1000);
+        CHECK(ref.dram_hits > 1000);
       });
     });
   }
@@ -381,8 +385,8 @@ template <class F>
 uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n) {
   NullDevice none;
   uint64_t checked = 0;
-  with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
-    with_framework(exact_config(), capacity(16 << 10, false), p, none, [&](auto& dram) {
+  with_exact_lru(capacity(16 << 10, false), none, [&](ExactLru& dram) {
+    {
       Versions v;
       TieredCache t(cfg, dram, flash, &v);
       std::map<uint64_t, uint64_t> latest;
@@ -415,7 +419,7 @@ uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n)
         CHECK(dram.contains(k) == v.at(Tier::kDram).contains(k));
         CHECK(flash.contains(k) == v.at(Tier::kFlash).contains(k));
       }
-    });
+    }
   });
   return checked;
 }
@@ -447,10 +451,8 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
         INFO(name << " mode " << static_cast<int>(mode) << " admission " << static_cast<int>(a)
                   << (cfg.dram ? "" : " without DRAM"));
         NullDevice device;
-        with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
-          with_framework(fc, capacity(256 << 10, false), p, device,
-                         [&](auto& flash) { CHECK(fuzz_modes(flash, cfg, 7, 20000) > 11000); });
-        });
+        with_framework(fc, capacity(256 << 10, false), LruPolicy(PolicyConfig{"lru", {}}), device,
+                       [&](auto& flash) { CHECK(fuzz_modes(flash, cfg, 7, 20000) > 11000); });
       }
     }
   }
@@ -460,11 +462,9 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
 void fuzz_modes_on(Device& device, uint64_t seed) {
   for (CacheMode mode : kModes) {
     INFO("mode " << static_cast<int>(mode));
-    with_policy(PolicyConfig{"lru", {}}, [&](auto p) {
-      with_framework(
-          ripq_config(8 << 10, 2, 4), capacity(256 << 10, false), p, device,
-          [&](auto& flash) { CHECK(fuzz_modes(flash, tiers(mode), seed, 20000) > 11000); });
-    });
+    with_framework(
+        ripq_config(8 << 10, 2, 4), capacity(256 << 10, false), LruPolicy(PolicyConfig{"lru", {}}),
+        device, [&](auto& flash) { CHECK(fuzz_modes(flash, tiers(mode), seed, 20000) > 11000); });
   }
 }
 
