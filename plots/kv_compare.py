@@ -23,7 +23,6 @@ RESULTS: MESSAGE`` on a bad file.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -119,15 +118,7 @@ def plot(rows, out_path: str, title: str = "") -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    ap.add_argument("results")
-    ap.add_argument("-o", "--output", required=True)
-    ap.add_argument("--title", default="")
-    a = ap.parse_args(argv)
-    return results.run_figure_command(
-        PROG, a.results, a.output,
-        lambda path: results.load_results(path, COLUMNS, PROG),
-        lambda rows: plot(rows, a.output, a.title))
+    return results.figure_main(PROG, __doc__.split("\n\n")[0], COLUMNS, plot, argv)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ the column, what was expected and what was found; the command lines turn them in
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import math
@@ -300,3 +301,18 @@ def run_figure_command(prog: str, results_path: str, output_path: str, load, dra
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def figure_main(prog: str, description: str, columns, plot, argv=None) -> int:
+    """The command line of a one-figure script: ``PROG RESULTS -o FIG [--title T]``; loads the
+    successful rows of RESULTS requiring *columns* and calls ``plot(rows, FIG, T)``, with the
+    errors and exit status of :func:`run_figure_command`."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--title", default="")
+    a = ap.parse_args(argv)
+    return run_figure_command(
+        prog, a.results, a.output,
+        lambda path: load_results(path, columns, prog),
+        lambda rows: plot(rows, a.output, a.title))
