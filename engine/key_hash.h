@@ -2,7 +2,7 @@
 //
 // hash_key places keys in the index buckets of ObjectTable (engine/object_table.h) and the
 // slots of KeySet (engine/key_set.h); mix64 seeds the TinyLFU sketch's fields
-// (policies/tinylfu.h). Both are fixed functions of the key, so nothing about a table varies
+// (engine/frequency_sketch.h). Both are fixed functions of the key, so nothing about a table varies
 // between runs (and no table is ever iterated where its order could reach results).
 #pragma once
 
