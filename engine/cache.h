@@ -148,6 +148,15 @@ class Cache {
   /// True if `key` is cached.
   bool contains(uint64_t key) const { return table_.find(key) != kNoHandle; }
 
+  /// The key of the object that inserting `size_bytes` would evict next (the victim an
+  /// admission policy is shown: Q::victim()), in *key; false when it would evict nothing.
+  bool next_victim(uint32_t size_bytes, uint64_t* key) const {
+    const Handle victim = queue_.victim(config_.unit_size ? 1u : size_bytes);
+    if (victim == kNoHandle) return false;
+    *key = table_[victim].key;
+    return true;
+  }
+
   /// Bytes cached (objects in unit-size mode).
   uint64_t used_bytes() const { return queue_.used_bytes(); }
   uint64_t capacity_bytes() const { return config_.capacity_bytes; }

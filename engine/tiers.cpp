@@ -41,11 +41,12 @@ const KeySpec kDramLatency =
 const KeySpec kFlashAdmission =
     key("tiers.flash_admission", ValueType::kEnum)
         .def("all")
-        .choices({"all", "random", "nhit", "retention"})
+        .choices({"all", "random", "rate_limited", "nhit", "tinylfu", "retention"})
         .desc(
             "which DRAM evictions enter flash: all; random (probability admit_probability); "
-            "nhit (from a key's nhit-th request on); retention (eviction age at most "
-            "retention_requests)");
+            "rate_limited (random, steered to a flash write rate: navy's dynamic random "
+            "admission); nhit (from a key's nhit-th request on); tinylfu (more frequent than "
+            "flash's next victim); retention (eviction age at most retention_requests)");
 const KeySpec kAdmitProbability = key("tiers.admit_probability", ValueType::kUnitInterval)
                                       .def("0.5")
                                       .desc("random: the probability a DRAM eviction enters flash");
@@ -67,6 +68,46 @@ const KeySpec kRetention =
         .range(0, 1e18)
         .desc(
             "retention: the largest DRAM eviction age (requests since the last request) admitted");
+// rate_limited (engine/write_rate_admission.h; the defaults are navy's DynamicRandomAP's).
+const KeySpec kWriteRate =
+    key("tiers.admission_write_rate_mib_s", ValueType::kFloat)
+        .def("100")
+        .units("MiB/s")
+        .range(1e-6, 1e9)
+        .desc(
+            "rate_limited: the flash write rate to hold on average over a day "
+            "(CacheBench's navyAdmissionWriteRateMB)");
+const KeySpec kMaxWriteRate =
+    key("tiers.admission_max_write_rate_mib_s", ValueType::kFloat)
+        .def("160")
+        .units("MiB/s")
+        .range(0, 1e9)
+        .desc("rate_limited: the largest rate the controller steers to (0 = no cap)");
+const KeySpec kWriteRateInterval =
+    key("tiers.admission_update_interval_s", ValueType::kFloat)
+        .def("60")
+        .units("s")
+        .range(1e-6, 1e9)
+        .desc("rate_limited: time between two updates of the probability factor");
+const KeySpec kWriteRateSeed = key("tiers.admission_probability_seed", ValueType::kFloat)
+                                   .def("1")
+                                   .range(0.001, 10)
+                                   .desc("rate_limited: the probability factor's initial value");
+const KeySpec kWriteRateBaseSize =
+    key("tiers.admission_base_size", ValueType::kSize)
+        .def("4KiB")
+        .units("bytes")
+        .range(1, 4294967295.0)
+        .desc("rate_limited: the object size admitted with base probability 1");
+const KeySpec kWriteRateSizeDecay =
+    key("tiers.admission_size_decay", ValueType::kUnitInterval)
+        .def("0.3")
+        .desc("rate_limited: exponent of the size penalty (0 = none)");
+const KeySpec kWriteRateWindow =
+    key("tiers.admission_change_window", ValueType::kFloat)
+        .def("0.25")
+        .range(1e-6, 0.999999)
+        .desc("rate_limited: the factor changes by at most this fraction per update");
 const KeySpec kCleanerStaleness =
     key("tiers.cleaner_staleness_requests", ValueType::kInt)
         .def("0")
@@ -125,7 +166,15 @@ ComponentSpec mode_component(const std::string& name, const std::string& summary
       kFlashAdmission.name,
       {ComponentSpec{"all", "every DRAM eviction", {}, {}, {}, {}},
        ComponentSpec{"random", "CacheLib's random admission", {kAdmitProbability}, {}, {}, {}},
+       ComponentSpec{"rate_limited",
+                     "navy's dynamic random admission at a target write rate",
+                     {kWriteRate, kMaxWriteRate, kWriteRateInterval, kWriteRateSeed,
+                      kWriteRateBaseSize, kWriteRateSizeDecay, kWriteRateWindow},
+                     {},
+                     {},
+                     {}},
        ComponentSpec{"nhit", "Open CAS's promotion policy nhit", {kNHit, kNHitSlots}, {}, {}, {}},
+       ComponentSpec{"tinylfu", "TinyLFU's rule against flash's next victim", {}, {}, {}, {}},
        ComponentSpec{
            "retention", "CacheBench's retention-time threshold", {kRetention}, {}, {}, {}}}};
 }
@@ -181,10 +230,25 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
     c.nhc_config.validate();
   }
   const std::string admission = params.get<std::string>(kFlashAdmission);
-  c.flash_admission = admission == "random"      ? FlashAdmission::kRandom
-                      : admission == "nhit"      ? FlashAdmission::kNHit
-                      : admission == "retention" ? FlashAdmission::kRetention
-                                                 : FlashAdmission::kAll;
+  c.flash_admission = admission == "random"         ? FlashAdmission::kRandom
+                      : admission == "rate_limited" ? FlashAdmission::kRateLimited
+                      : admission == "nhit"         ? FlashAdmission::kNHit
+                      : admission == "tinylfu"      ? FlashAdmission::kTinyLfu
+                      : admission == "retention"    ? FlashAdmission::kRetention
+                                                    : FlashAdmission::kAll;
+  if (c.flash_admission == FlashAdmission::kRateLimited) {
+    constexpr double kMiB = 1024.0 * 1024.0;
+    WriteRateAdmissionConfig& w = c.write_rate;
+    w.target_rate_bytes_s = params.get<double>(kWriteRate) * kMiB;
+    w.max_rate_bytes_s = params.get<double>(kMaxWriteRate) * kMiB;
+    w.update_interval_ns =
+        static_cast<uint64_t>(std::llround(params.get<double>(kWriteRateInterval) * 1e9));
+    w.probability_seed = params.get<double>(kWriteRateSeed);
+    w.base_size_bytes = static_cast<uint32_t>(params.get<uint64_t>(kWriteRateBaseSize));
+    w.size_decay = params.get<double>(kWriteRateSizeDecay);
+    w.change_window = params.get<double>(kWriteRateWindow);
+    w.validate();
+  }
   if (c.flash_admission == FlashAdmission::kRetention) {
     c.retention_requests = params.get<uint64_t>(kRetention);
     if (!c.dram) {

@@ -19,7 +19,15 @@
 //          cache admits DRAM evictions to NVM through a policy): all; random with probability p
 //          (CacheLib's RandomAP); nhit, admitted from its n-th request on, counted in a
 //          direct-mapped table of recent keys as Open CAS's promotion policy nhit counts
-//          recently requested addresses; retention, rejecting a victim whose eviction age (the
+//          recently requested addresses; rate_limited, random with a probability that follows
+//          the flash tier's write rate toward a target (navy's dynamic random admission,
+//          engine/write_rate_admission.h; the flash tier's bytes written are the bytes inserted
+//          into it, before the device's write amplification; the clock is the request's
+//          time_ns: the trace's timestamps in a functional cell, the arrival time in a timed
+//          one); tinylfu, admitted iff its estimated frequency exceeds that of the object flash
+//          would evict for it (TinyLFU's rule, engine/frequency_sketch.h, over every get and set
+//          the hierarchy receives; admitted when flash would evict nothing); retention,
+//          rejecting a victim whose eviction age (the
 //          requests since its last request) exceeds `retention_requests`, as CacheBench's
 //          nvmAdmissionRetentionTimeThreshold rejects items that stayed in DRAM too long without
 //          a hit. A dirty victim that flash does not take is flushed to the backing store.
@@ -59,14 +67,17 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/cache.h"
+#include "engine/frequency_sketch.h"
 #include "engine/nhc.h"
 #include "engine/request.h"
+#include "engine/write_rate_admission.h"
 #include "sim/params.h"
 #include "sim/rng.h"
 
@@ -85,7 +96,7 @@ enum class CacheMode {
 };
 
 /// tiers.flash_admission.
-enum class FlashAdmission { kAll, kRandom, kNHit, kRetention };
+enum class FlashAdmission { kAll, kRandom, kRateLimited, kNHit, kTinyLfu, kRetention };
 
 /// The `tiers:` section, resolved.
 struct TiersConfig {
@@ -111,6 +122,11 @@ struct TiersConfig {
   uint32_t nhit_table_slots = 1u << 20;
   /// retention: the largest eviction age, in requests, admitted to flash.
   uint64_t retention_requests = 1000000;
+  /// rate_limited: the controller's constants (engine/write_rate_admission.h).
+  WriteRateAdmissionConfig write_rate;
+  /// tinylfu: the objects the flash tier is expected to hold (the sketch's size; the caller sets
+  /// it, as it sizes the flash cache's index).
+  uint64_t flash_expected_objects = 1;
   /// The cleaner (wb, wo): flush objects dirty for at least this many requests; 0 = no cleaner.
   uint64_t cleaner_staleness_requests = 0;
   /// The cleaner wakes every this many requests, >= 1.
@@ -202,6 +218,11 @@ class TieredCache {
     if (config_.flash_admission == FlashAdmission::kNHit) {
       nhit_.assign(config_.nhit_table_slots, NhitSlot{});
     }
+    if (config_.flash_admission == FlashAdmission::kRateLimited) rate_.emplace(config_.write_rate);
+    // Caffeine's sketch defaults (TinyLfuConfig): one word per object, sample 10 × objects.
+    if (config_.flash_admission == FlashAdmission::kTinyLfu) {
+      sketch_.emplace(config_.flash_expected_objects, 1.0, 10);
+    }
     next_clean_ = config_.cleaner_interval_requests;
   }
   ~TieredCache() {
@@ -214,7 +235,11 @@ class TieredCache {
   /// Applies one request. Returns true iff it is a get served by a cache tier.
   bool access(const Request& r) {
     ++now_;
+    clock_ns_ = r.time_ns;
     if (config_.flash_admission == FlashAdmission::kNHit && r.op != Op::kDelete) count_nhit(r.key);
+    if (config_.flash_admission == FlashAdmission::kTinyLfu && r.op != Op::kDelete) {
+      sketch_->increment(r.key);
+    }
     if (config_.cleaner_staleness_requests != 0 && now_ >= next_clean_) [[unlikely]]
       clean();
     switch (r.op) {
@@ -258,7 +283,11 @@ class TieredCache {
   uint64_t admission_rejections() const { return counters_.flash_admission_rejects; }
   size_t index_bytes() const { return flash_.index_bytes(); }
   size_t queue_bytes() const { return flash_.queue_bytes(); }
-  size_t admission_bytes() const { return nhit_.capacity() * sizeof(NhitSlot); }
+  size_t admission_bytes() const {
+    return nhit_.capacity() * sizeof(NhitSlot) + (sketch_ ? sketch_->memory_bytes() : 0);
+  }
+  /// rate_limited: the controller (engine/write_rate_admission.h); null otherwise.
+  const WriteRateAdmission* write_rate_admission() const { return rate_ ? &*rate_ : nullptr; }
   const auto& queue() const { return flash_.queue(); }
 
  private:
@@ -402,7 +431,7 @@ class TieredCache {
   // Offers an object that is not in flash, copied from `from`, to flash through
   // flash_admission.
   void offer_flash(uint64_t key, uint32_t size, Tier from) {
-    if (!admit_to_flash(key)) {
+    if (!admit_to_flash(key, size)) {
       ++counters_.flash_admission_rejects;
       return;
     }
@@ -454,12 +483,22 @@ class TieredCache {
     return config_.writes_back() && dirty_.find(key) != dirty_.end();
   }
 
-  bool admit_to_flash(uint64_t key) {
+  bool admit_to_flash(uint64_t key, uint32_t size) {
     switch (config_.flash_admission) {
       case FlashAdmission::kAll:
         return true;
       case FlashAdmission::kRandom:
         return rng_.uniform() < config_.admit_probability;
+      case FlashAdmission::kRateLimited: {
+        rate_->tick(clock_ns_, flash_.miss_bytes_inserted());
+        const double p = rate_->probability(size);
+        return p >= 1 || rng_.uniform() < p;
+      }
+      case FlashAdmission::kTinyLfu: {
+        uint64_t victim = 0;
+        return !flash_.next_victim(size, &victim) ||
+               sketch_->estimate(key) > sketch_->estimate(victim);
+      }
       case FlashAdmission::kNHit: {
         const NhitSlot& s = nhit_[nhit_slot(key)];
         return s.key == key && s.count >= config_.nhit;
@@ -540,7 +579,10 @@ class TieredCache {
   bool data_admit_ = true;
   double load_admit_ = 1;
   uint64_t now_ = 0;
+  uint64_t clock_ns_ = 0;  // the current request's time_ns (rate_limited's clock)
   uint64_t next_clean_ = 0;
+  std::optional<WriteRateAdmission> rate_;
+  std::optional<FrequencySketch> sketch_;
   std::vector<NhitSlot> nhit_;
   // Dirty objects: key → the request count when last written (wb, wo only).
   std::unordered_map<uint64_t, uint64_t> dirty_;

@@ -44,7 +44,9 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
                                             static_cast<double>(plan.cache.capacity_bytes)));
           }
           flash.reserve(plan.expected_objects);
-          TieredCache tiers(plan.tiers, dram, flash);
+          TiersConfig tiers_config = plan.tiers;
+          tiers_config.flash_expected_objects = plan.expected_objects;
+          TieredCache tiers(tiers_config, dram, flash);
           fn(tiers);
         });
       });
@@ -110,7 +112,9 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
         tiers.set_nhc(nhc->data_admit(), nhc->load_admit());
       }
       const TierCounters before = tiers.tier_counters();
-      const bool hit = tiers.access(q);
+      Request at = q;  // the hierarchy's clock (rate_limited admission) is the arrival time
+      at.time_ns = now_ns;
+      const bool hit = tiers.access(at);
       if (i >= plan.warmup_requests) {
         stats.record(q, hit);
       } else {

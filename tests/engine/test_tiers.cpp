@@ -254,6 +254,64 @@ TEST_CASE("tiers: nhit admits a key from its n-th request on", "[tiers]") {
   });
 }
 
+TEST_CASE(
+    "tiers: tinylfu admits a DRAM victim more frequent than flash's next victim, hand-computed",
+    "[tiers]") {
+  with_lru_tiers(1, 2, [](auto& dram, auto& flash) {
+    TiersConfig cfg = tiers(CacheMode::kWriteThrough, FlashAdmission::kTinyLfu);
+    cfg.flash_expected_objects = 2;  // 8 sketch words, a reset after 20 additions: none here
+    TieredCache t(cfg, dram, flash);
+    const TierCounters& c = t.tier_counters();
+    for (int i = 0; i < 3; ++i) t.access(get(1));  // f(1) = 3
+    t.access(get(2));  // DRAM evicts 1: flash is empty, nothing to evict → admitted
+    t.access(get(3));  // DRAM evicts 2: flash has room → admitted; flash {1, 2}, 1 its LRU
+    CHECK(c.flash_admission_accepts == 2);
+    t.access(get(4));  // DRAM evicts 3: f(3) = 1 against the victim 1, f(1) = 3 → rejected
+    CHECK(c.flash_admission_rejects == 1);
+    CHECK_FALSE(flash.contains(3));
+    for (int i = 0; i < 3; ++i) t.access(get(4));  // DRAM hits: f(4) = 4
+    t.access(get(5));  // DRAM evicts 4: f(4) = 4 > f(1) = 3 → admitted, flash evicts 1
+    CHECK(c.flash_admission_accepts == 3);
+    CHECK(flash.contains(4));
+    CHECK(flash.contains(2));
+    CHECK_FALSE(flash.contains(1));
+    t.access(get(6));  // DRAM evicts 5: f(5) = 1 = f(2), the victim: a tie rejects
+    CHECK(c.flash_admission_rejects == 2);
+    CHECK_FALSE(flash.contains(5));
+  });
+}
+
+TEST_CASE("tiers: rate_limited steers the flash write rate to its target", "[tiers]") {
+  // 4 KiB objects, each requested once, 1 ms apart: every request evicts the one before from
+  // a one-object DRAM, so 4 KiB/ms (3.906 MiB/s) is offered to flash; the target is 1 MiB/s.
+  NullDevice none;
+  with_exact_lru(capacity(4096, false), none, [&](ExactLru& dram) {
+    with_exact_lru(capacity(uint64_t{1} << 31, false), none, [&](ExactLru& flash) {
+      TiersConfig cfg = tiers(CacheMode::kWriteThrough, FlashAdmission::kRateLimited);
+      cfg.write_rate.target_rate_bytes_s = 1024 * 1024;
+      cfg.write_rate.update_interval_ns = 1'000'000'000;
+      TieredCache t(cfg, dram, flash);
+      uint64_t bytes_at_100_s = 0;
+      constexpr uint64_t kRequests = 300'000;
+      for (uint64_t i = 0; i < kRequests; ++i) {
+        if (i == 100'000) bytes_at_100_s = flash.miss_bytes_inserted();
+        t.access(Request{i * 1'000'000, i, 4096, Op::kGet});
+      }
+      const WriteRateAdmission* w = t.write_rate_admission();
+      REQUIRE(w != nullptr);
+      // From factor 1, -25 % per second reaches 1/3.906 = 0.256 within 6 s; from 100 s on the
+      // rate is the target's: (1 MiB × (s + day) − written) / day stays within 0.3 % of 1 MiB/s.
+      const double rate = static_cast<double>(flash.miss_bytes_inserted() - bytes_at_100_s) / 200.0;
+      CHECK(rate == Approx(1024.0 * 1024).epsilon(0.03));
+      CHECK(w->factor() == Approx(1 / 3.90625).epsilon(0.15));
+      CHECK(w->updates() == 299);
+      const TierCounters& c = t.tier_counters();
+      CHECK(c.flash_admission_accepts + c.flash_admission_rejects == kRequests - 1);
+      CHECK(c.flash_admission_accepts * 4096 == flash.miss_bytes_inserted());
+    });
+  });
+}
+
 TEST_CASE("tiers: retention admits a DRAM victim whose eviction age is at most the threshold",
           "[tiers]") {
   with_lru_tiers(2, 16, [](auto& dram, auto& flash) {
@@ -398,15 +456,20 @@ uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n)
         const uint64_t key = rng.next() % 200;
         const uint32_t size = 512 + static_cast<uint32_t>(rng.next() % 3585);
         const uint64_t op = rng.next() % 10;
+        const uint64_t time_ns = i * 1000;
         if (op < 6) {
-          const bool hit = t.access(get(key, size));
+          Request r = get(key, size);
+          r.time_ns = time_ns;
+          const bool hit = t.access(r);
           INFO("request " << i << ", get " << key << (hit ? " (hit)" : " (miss)"));
           REQUIRE(v.served == latest[key]);
           ++checked;
         } else if (op < 9) {
           v.incoming = i;
           latest[key] = i;
-          t.access(set(key, size));
+          Request r = set(key, size);
+          r.time_ns = time_ns;
+          t.access(r);
         } else {
           latest[key] = 0;
           t.access(del(key));
@@ -439,12 +502,16 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
     const std::string& name = named.first;
     const FrameworkConfig& fc = named.second;
     for (CacheMode mode : kModes) {
-      for (int variant = 0; variant < 7; ++variant) {
-        // Four admissions with a DRAM tier; three without (retention needs DRAM).
-        const FlashAdmission a = static_cast<FlashAdmission>(variant % 4);
+      for (int variant = 0; variant < 11; ++variant) {
+        // Six admissions with a DRAM tier; five without (retention needs DRAM).
+        const FlashAdmission a = static_cast<FlashAdmission>(variant % 6);
         TiersConfig cfg = tiers(mode, a);
-        cfg.dram = variant < 4;
+        cfg.dram = variant < 6;
         cfg.retention_requests = 50;
+        // rate_limited: requests are 1 µs apart (fuzz_modes); the factor moves every 1 ms.
+        cfg.write_rate.target_rate_bytes_s = 100e6;
+        cfg.write_rate.update_interval_ns = 1'000'000;
+        cfg.flash_expected_objects = 100;
         cfg.cleaner_staleness_requests =
             mode == CacheMode::kWriteBack || mode == CacheMode::kNhcWriteBack ? 500 : 0;
         cfg.cleaner_interval_requests = 100;

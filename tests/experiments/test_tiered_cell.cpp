@@ -88,7 +88,7 @@ TEST_CASE("tiered cell: the row's tiers add up, and a cache alone leaves their c
 TEST_CASE("tiered cell: experiments/tiers.yaml shows what its comments say",
           "[tiers][experiments]") {
   const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/tiers.yaml", {});
-  REQUIRE(ex.cells.size() == 15);
+  REQUIRE(ex.cells.size() == 25);
   TraceConfig t;
   t.params.set("trace.path", kTrace);
   const TraceSummary summary = summarize_trace(t);
@@ -101,7 +101,7 @@ TEST_CASE("tiered cell: experiments/tiers.yaml shows what its comments say",
     if (m.at("tiers.mode") == "wt") wt[m.at("tiers.flash_admission")] = m;
     if (m.at("tiers.mode") == "wo" || m.at("tiers.mode") == "pt") CHECK(num(m, "hits") == 0);
   }
-  REQUIRE(wt.size() == 3);
+  REQUIRE(wt.size() == 5);
   // nhit earns the highest flash hit ratio with under a fifth of the flash writes; random 0.5
   // about halves the writes and still beats all.
   CHECK(num(wt["nhit"], "flash_hit_ratio") > num(wt["random"], "flash_hit_ratio"));
@@ -111,8 +111,17 @@ TEST_CASE("tiered cell: experiments/tiers.yaml shows what its comments say",
       num(wt["random"], "flash_admission_accepts") /
       (num(wt["random"], "flash_admission_accepts") + num(wt["random"], "flash_admission_rejects"));
   CHECK(accepted == Approx(0.5).margin(0.02));
+  // tinylfu: a higher flash hit ratio than all's with under a fifth of its writes.
+  CHECK(num(wt["tinylfu"], "flash_hit_ratio") > num(wt["random"], "flash_hit_ratio"));
+  CHECK(5 * num(wt["tinylfu"], "host_bytes_written") < num(wt["all"], "host_bytes_written"));
+  // rate_limited: the bytes inserted into flash over the measured requests (timestamps 1 s
+  // apart) within 5 % of the target rate, 0.001 MiB/s, times that span.
+  const double span_s = num(wt["rate_limited"], "requests");
+  CHECK(num(wt["rate_limited"], "miss_bytes_inserted") ==
+        Approx(0.001 * 1024 * 1024 * span_s).epsilon(0.05));
   // The DRAM tier is the same in every admission policy.
   CHECK(wt["nhit"].at("dram_hits") == wt["all"].at("dram_hits"));
+  CHECK(wt["tinylfu"].at("dram_hits") == wt["all"].at("dram_hits"));
 }
 
 // The rows of an experiment whose trace is a generator, by cell.
