@@ -3,7 +3,7 @@
 //   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--jobs N] [--memory BYTES] [--resume
 //       [--stale error|rerun|keep]] [--cells I-J,...] [--progress S] [--summary-cache DIR]
 //       [--executor slurm [--partition P] [--time T] [--cells-per-task N] [--array-limit M]
-//       [--dry-run]] [--force-destroy=SERIAL] [--iolog FILE]
+//       [--dry-run]] [--force-destroy=SERIAL] [--iolog FILE] [--stats-dir DIR]
 //   flashpq plan FILE.yaml [--set KEY=VALUE]... [--jobs N] [--sample N]
 //   flashpq collect FILE.yaml [--set KEY=VALUE]... -o OUT SHARD...
 //   flashpq trace info PATH|generator:NAME [--format F] [--set trace.KEY=VALUE]... [--json]
@@ -235,6 +235,11 @@ int main(int argc, char** argv) {
                   "Write each cell's device I/O (offset, length, read/write/trim, issue time) as a "
                   "fio iolog (version 3) to this file; with several cells, to STEM.cellN.EXT. "
                   "Replay with fio --read_iolog=FILE [--replay_redirect=DEVICE]");
+  std::string stats_dir;
+  run->add_option("--stats-dir", stats_dir,
+                  "Where cells with stats.interval_s write their series, DIR/cell-N.csv (default: "
+                  "OUTPUT_STEM.stats beside the results; the row's stats_file names it as "
+                  "DIR's name/cell-N.csv, relative to the results file's directory)");
   std::string executor = "local";
   run->add_option("--executor", executor,
                   "local: run here on --jobs workers; slurm: submit a Slurm job array (each task "
@@ -563,6 +568,23 @@ int main(int argc, char** argv) {
         }
       }
       const std::string out = output.empty() ? ex.output : output;
+      // stats.interval_s: each cell's series beside the results (experiments/run/
+      // interval_stats.h), named in its row relative to the results file's directory.
+      bool any_series = false;
+      {
+        const std::filesystem::path o(out);
+        const std::filesystem::path dir = stats_dir.empty()
+                                              ? o.parent_path() / (o.stem().string() + ".stats")
+                                              : std::filesystem::path(stats_dir);
+        for (CellConfig& cell : ex.cells) {
+          if (!cell.stats.enabled()) continue;
+          any_series = true;
+          const std::string name = "cell-" + std::to_string(cell.index) + ".csv";
+          cell.stats_path = (dir / name).string();
+          cell.stats_file = (dir.filename() / name).string();
+        }
+        if (any_series && stats_dir.empty()) stats_dir = std::filesystem::absolute(dir).string();
+      }
       std::cerr << "flashpq: " << ex.name << ": " << ex.cells.size() << " cells -> " << out << "\n";
       sweep.stale = parse_stale_rule(stale);
       sweep.summaries.enabled = !no_summary_cache;
@@ -579,6 +601,10 @@ int main(int argc, char** argv) {
               {"--summary-cache", std::filesystem::absolute(sweep.summaries.dir).string()});
         }
         if (no_summary_cache) slurm.pass_through.push_back("--no-summary-cache");
+        if (any_series) {
+          slurm.pass_through.insert(slurm.pass_through.end(),
+                                    {"--stats-dir", std::filesystem::absolute(stats_dir).string()});
+        }
         if (!force_destroy.empty())
           slurm.pass_through.push_back("--force-destroy=" + force_destroy);
         submit_slurm(ex, file, out, sweep, slurm, std::cout, std::cerr);

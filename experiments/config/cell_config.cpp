@@ -177,6 +177,13 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.timing = timing_config(params_of(timing_section()));
     c.tiers = TiersConfig::from(params_of(tiers_section()), c.seed);
     c.backing = BackingConfig::from(params_of(backing_section()));
+    c.stats = StatsConfig::from(params_of(stats_section()));
+    if (c.stats.enabled() && c.timing.mode != TimingMode::kSimulated) {
+      throw std::invalid_argument(fmt::format(
+          "key 'stats.interval_s': a series over time needs timing.mode simulated, found "
+          "stats.interval_s {} with timing.mode {}",
+          values.at(kStatsIntervalKey.name).text, timing_mode_name(c.timing.mode)));
+    }
     if (c.tiers.enabled() && (is_cache_policy(c.tiers.dram_policy) ||
                               std::find(policy_names().begin(), policy_names().end(),
                                         c.tiers.dram_policy) == policy_names().end())) {

@@ -24,6 +24,7 @@
 #include "engine/cache.h"
 #include "engine/queue.h"
 #include "engine/tiers.h"
+#include "experiments/run/interval_stats.h"
 #include "policies/policy.h"
 #include "sim/timing.h"
 #include "traces/trace_reader.h"
@@ -66,6 +67,8 @@ struct CellConfig {
   TiersConfig tiers;
   /// The hierarchy's backing store (devices/backing.h); counted without a `backing:` section.
   BackingConfig backing;
+  /// The `stats:` section: a timed cell's series over time (experiments/run/interval_stats.h).
+  StatsConfig stats;
   /// (dotted key, value text) for every schema key, in schema order: what was written or the
   /// default, the value a component resolved (simflash's profile fields), or empty for a key
   /// no selected component reads (strict keys).
@@ -78,6 +81,12 @@ struct CellConfig {
   /// device I/O is written as a fio iolog (devices/io_log.h). Empty (default): not recorded.
   /// Not a parameter: the row is the same with or without it.
   std::string iolog_path;
+  /// Set by `flashpq run` (beside the results: OUTPUT_STEM.stats/cell-INDEX.csv), never from a
+  /// YAML file: where a cell with stats.interval_s > 0 writes its series (stats_path), and the
+  /// row's stats_file, that path relative to the results file's directory. A cell with a series
+  /// and no stats_path fails. Not parameters.
+  std::string stats_path;
+  std::string stats_file;
 };
 
 /// Builds cell `index` of experiment `experiment` (file `file`) from `values`, every schema key

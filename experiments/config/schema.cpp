@@ -45,7 +45,7 @@ const std::vector<const SectionSpec*>& schema_section_specs() {
   static const std::vector<const SectionSpec*> all = {
       &trace_section(),     &experiment_section(), &cache_section(),  &policy_section(),
       &admission_section(), &framework_section(),  &device_section(), &timing_section(),
-      &tiers_section(),     &backing_section()};
+      &tiers_section(),     &backing_section(),    &stats_section()};
   return all;
 }
 

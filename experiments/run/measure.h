@@ -161,6 +161,8 @@ struct Measurement {
   std::optional<double> nhc_load_admit;
   /// Timed runs: the timing after the warm-up.
   std::optional<TimingMetrics> timing;
+  /// The series file's path as the row names it (CellConfig::stats_file); empty without one.
+  std::string stats_file;
   /// The runner's own columns (the wall clock's fio names), named as runner_column_names().
   std::vector<Column> runner_columns;
   /// Seconds of the host's monotonic clock the run took (never reaches other columns).

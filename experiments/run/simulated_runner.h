@@ -107,7 +107,8 @@ class OpLogGuard {
 ///  * observe: called as observe(index, arrival_ns, completion_ns) when each request
 ///    completes, warm-up included (tests and traces of latencies; the overload without it
 ///    observes nothing); or, if it takes a fourth argument, observe(index, arrival_ns,
-///    completion_ns, payload_bytes).
+///    completion_ns, payload_bytes); or a fifth, observe(index, arrival_ns, completion_ns,
+///    payload_bytes, op_class).
 /// The device keeps its state (e.g. a functional fill before the run). Throws
 /// std::invalid_argument if timing is invalid or its mode is not simulated; rethrows what issue
 /// throws. The FTL's op log is unset again on return.
@@ -158,7 +159,9 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
   auto complete = [&](uint32_t s) {
     const uint64_t now = events.now();
     Slot& slot = slots[s];
-    if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t>) {
+    if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t, OpClass>) {
+      observe(slot.index, slot.arrival_ns, now, slot.bytes, slot.op);
+    } else if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t>) {
       observe(slot.index, slot.arrival_ns, now, slot.bytes);
     } else {
       observe(slot.index, slot.arrival_ns, now);

@@ -12,6 +12,7 @@
 #include "devices/simflash/simflash_device.h"
 #include "engine/nhc.h"
 #include "engine/tiers.h"
+#include "experiments/run/interval_stats.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/runners.h"
@@ -93,11 +94,33 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
   if (plan.tiers.nhc()) nhc.emplace(plan.tiers.nhc_config);
   uint64_t served_bytes = 0;  // completed requests' payload, warm-up included
   const uint64_t dram_latency_ns = plan.tiers.dram ? plan.tiers.dram_latency_ns : 0;
+  // stats.interval_s: the series (experiments/run/interval_stats.h) and its counts.
+  std::optional<IntervalStats> series;
+  if (cell.stats.enabled()) {
+    series.emplace(cell.stats.interval_ns, cell.stats_path, IntervalStats::Shape::kTiered);
+  }
+  IntervalCounters counts;
   with_tiers(cell, plan, device, [&](auto& tiers) {
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     bool warm_taken = false;
+    auto snapshot = [&] {
+      IntervalCounters c = counts;
+      add_device_counters(c, device);
+      const TierCounters& t = tiers.tier_counters();
+      c.dram_hits = t.dram_hits;
+      c.flash_hits = t.flash_hits;
+      c.backing_bytes_read = t.backing_read_bytes;
+      c.backing_bytes_written = t.backing_write_bytes;
+      c.offloaded_reads = t.offloaded_reads;
+      if (nhc) c.nhc_load_admit = nhc->load_admit();
+      return c;
+    };
     auto issue = [&](const Request& q, uint64_t i, uint64_t now_ns) -> uint64_t {
+      if (series) {
+        series->advance(now_ns, snapshot);
+        series->issued(i < plan.warmup_requests);
+      }
       if (i == plan.warmup_requests) {
         end_warmup(m, device, tiers);
         warm_taken = true;
@@ -111,24 +134,33 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
                   served_bytes);
         tiers.set_nhc(nhc->data_admit(), nhc->load_admit());
       }
-      const TierCounters before = tiers.tier_counters();
+      const TierCounters& tc = tiers.tier_counters();
+      const uint64_t read_before = tc.backing_read_bytes;
+      const uint64_t write_before = tc.backing_write_bytes;
       Request at = q;  // the hierarchy's clock (rate_limited admission) is the arrival time
       at.time_ns = now_ns;
       const bool hit = tiers.access(at);
+      count_op(counts, q, hit);
       if (i >= plan.warmup_requests) {
         stats.record(q, hit);
       } else {
         stats.record_warmup(q, hit);
       }
-      const TierCounters& after = tiers.tier_counters();
       return std::max(now_ns + dram_latency_ns,
-                      backing.submit(now_ns, after.backing_read_bytes - before.backing_read_bytes,
-                                     after.backing_write_bytes - before.backing_write_bytes));
+                      backing.submit(now_ns, tc.backing_read_bytes - read_before,
+                                     tc.backing_write_bytes - write_before));
     };
-    const TimedRunResult r =
-        run_timed(device, cell.timing, plan.warmup_requests, cell.seed, reader, issue,
-                  [&](uint64_t, uint64_t, uint64_t, uint64_t bytes) { served_bytes += bytes; });
+    const TimedRunResult r = run_timed(
+        device, cell.timing, plan.warmup_requests, cell.seed, reader, issue,
+        [&](uint64_t, uint64_t arrival_ns, uint64_t completion_ns, uint64_t bytes, OpClass op) {
+          served_bytes += bytes;
+          if (series) {
+            series->advance(completion_ns, snapshot);
+            series->completed(op, completion_ns - arrival_ns);
+          }
+        });
     if (!warm_taken) end_warmup(m, device, tiers);
+    if (series) series->finish(r.end_ns, snapshot());
     stats.flush();
     finish(m, tiers, device);
     m.timing = r.metrics;
@@ -137,6 +169,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
   });
   m.counted = stats.counters();
   m.tiered = true;
+  if (series) m.stats_file = cell.stats_file;
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }

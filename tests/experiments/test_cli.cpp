@@ -118,6 +118,35 @@ TEST_CASE("flashpq run: a valid 2-cell experiment exits 0 and writes header + 2 
   CHECK_THAT(r.err, Contains("2 cells"));
 }
 
+TEST_CASE("flashpq run: a cell's series goes beside the results, named in its row", "[cli]") {
+  TempDir dir;
+  dir.write("t.yaml", R"(name: t
+matrix:
+  stats.interval_s: [0, 0.01]
+trace: {format: generator, generator: zipf, objects: 500, requests: 4000}
+cache: {capacity: 0.5}
+device: {name: simflash, profile: tiny, size_to_cache: true}
+framework: {name: ripq, block_size: 64KiB}
+timing: {mode: simulated, arrival: poisson, rate: 100000}
+)");
+  Result r = flashpq(dir, "run t.yaml -o sub/res.csv");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto csv = parse_csv(slurp(dir.file("sub/res.csv")));
+  CHECK(column(csv, "stats_file") == std::vector<std::string>{"", "res.stats/cell-1.csv"});
+  const std::vector<std::string> series = lines(slurp(dir.file("sub/res.stats/cell-1.csv")));
+  REQUIRE(series.size() > 2);  // 4,000 requests at 100,000/s: about 40 ms, 10 ms intervals
+  CHECK(series[0].starts_with("interval,time_s,warmup,requests,"));
+  CHECK_FALSE(fs::exists(dir.file("sub/res.stats/cell-0.csv")));
+  CHECK_FALSE(fs::exists(dir.file("sub/res.stats/cell-1.csv.tmp")));
+  // --stats-dir: the series elsewhere, named by that folder's name and the file.
+  r = flashpq(dir, "run t.yaml -o res2.csv --stats-dir other/series");
+  REQUIRE(r.status == 0);
+  CHECK(column(parse_csv(slurp(dir.file("res2.csv"))), "stats_file") ==
+        std::vector<std::string>{"", "series/cell-1.csv"});
+  CHECK(fs::exists(dir.file("other/series/cell-1.csv")));
+}
+
 TEST_CASE("flashpq run: the output key of the file is used without -o", "[cli]") {
   TempDir dir;
   dir.write("two.yaml", two_cells("output: sub/dir/res.csv\n"));
