@@ -23,6 +23,7 @@ RESULTS: MESSAGE`` on a bad file.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -78,6 +79,13 @@ def table(rows) -> dict:
     return out
 
 
+def log_floor(rows_by_conf, metric: str) -> float:
+    """1, or the largest power of ten at or below the smallest positive *metric* (µs)."""
+    values = [row[metric] for confs in rows_by_conf for row in confs.values()
+              if row.get(metric) is not None and row[metric] > 0]
+    return min(1.0, 10 ** math.floor(math.log10(min(values)))) if values else 1.0
+
+
 def plot(rows, out_path: str, title: str = "") -> None:
     """Draws the figure of *rows* to *out_path* (see the module docstring)."""
     data = table(rows)
@@ -104,9 +112,11 @@ def plot(rows, out_path: str, title: str = "") -> None:
                            label=conf)
                 ax.set_xticks(range(len(names)))
                 ax.set_xticklabels(names)
-                if log:  # from 1 µs, so that bars a histogram bucket apart look alike
+                if log:  # from 1 µs (or the power of ten under a smaller value: a DRAM hit on
+                    # the wall clock takes well under 1 µs), so that bars a histogram bucket
+                    # apart look alike
                     ax.set_yscale("log")
-                    ax.set_ylim(bottom=1)
+                    ax.set_ylim(bottom=log_floor(by_workload.values(), metric))
                 ax.set_ylabel(label)
                 ax.set_title(f"{records:,} records")
                 if r == 0 and c == 0:

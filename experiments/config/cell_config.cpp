@@ -178,6 +178,12 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     c.tiers = TiersConfig::from(params_of(tiers_section()), c.seed);
     c.backing = BackingConfig::from(params_of(backing_section()));
     c.stats = StatsConfig::from(params_of(stats_section()));
+    if (c.tiers.enabled() && c.tiers.dram_latency_ns != 0 && c.device.name == "block") {
+      throw std::invalid_argument(fmt::format(
+          "key 'tiers.dram_latency_us': on the wall clock (device block) DRAM's time is the "
+          "host's own; expected 0, found {}",
+          values.at("tiers.dram_latency_us").text));
+    }
     if (c.stats.enabled() && c.timing.mode != TimingMode::kSimulated) {
       throw std::invalid_argument(fmt::format(
           "key 'stats.interval_s': a series over time needs timing.mode simulated, found "

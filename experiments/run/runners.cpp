@@ -45,10 +45,12 @@ const std::vector<Requirement>& runner_requirements() {
     std::vector<Requirement> r = rules;
     // A hierarchy (engine/tiers.h) counts, without a clock, over a cache of priority policy.
     const std::vector<Condition> tiered = {{kTiersModeKey.name, {"none"}, true}};
-    r.push_back({tiered,
-                 kTimingModeKey.name,
-                 {"none", "simulated"},
-                 "a hierarchy runs functional or in simulated time"});
+    r.push_back(
+        {{{kTiersModeKey.name, {"none"}, true}, {device_section().selector, {"block"}, false}},
+         kBackingDeviceKey.name,
+         {"counted"},
+         "on the wall clock a hierarchy's backing store is counted (fixed_latency is "
+         "simulated)"});
     r.push_back({{{kTiersModeKey.name, {"nhc_wa", "nhc_wb"}, false}},
                  kTimingModeKey.name,
                  {"simulated"},
@@ -62,18 +64,13 @@ const std::vector<Requirement>& runner_requirements() {
                  kTiersModeKey.name,
                  {"wt", "wb", "wa", "wo", "pt", "nhc_wa", "nhc_wb"},
                  "a backing device sits under a hierarchy (tiers.mode)"});
-    std::vector<std::string> simulated, caching, priority;
-    for (const DeviceType* t : device_types()) {
-      if (!t->wall_clock) simulated.push_back(t->spec().name);
-    }
+    std::vector<std::string> caching, priority;
     for (const std::string& f : framework_names()) {
       if (framework_builds_cache(f)) caching.push_back(f);
     }
     for (const std::string& p : policy_names()) {
       if (!is_cache_policy(p)) priority.push_back(p);
     }
-    r.push_back(
-        {tiered, device_section().selector, simulated, "a hierarchy runs on a simulated device"});
     r.push_back({tiered, framework_section().selector, caching, "the flash tier is a cache"});
     r.push_back({tiered, policy_section().selector, priority,
                  "the flash tier runs a priority policy on its framework"});

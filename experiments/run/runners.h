@@ -44,6 +44,12 @@ Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& dev
 /// the nhc modes. Throws as run_functional.
 Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
                                  SimFlashDevice& device);
+/// The wall-clock runner of a hierarchy (experiments/run/tiered_cell.cpp): the flash tier on
+/// the real `device`, every request timed from the start to the end of the hierarchy's access
+/// (DRAM's work on the host, flash's I/O on the device); the backing store counted. Throws as
+/// run_on_wall_clock.
+Measurement run_tiered_on_wall_clock(const CellConfig& cell, const CellPlan& plan,
+                                     BlockDevice& device);
 /// The simulated-time runner (experiments/run/simulated_runner.h); a hierarchy's goes to
 /// run_tiered_simulated. Throws as run_functional.
 Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device);

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 
 #include "devices/backing.h"
+#include "devices/block/block_device.h"
 #include "devices/null_device.h"
 #include "devices/simflash/simflash_device.h"
 #include "engine/nhc.h"
@@ -17,6 +19,7 @@
 #include "experiments/run/replay.h"
 #include "experiments/run/runners.h"
 #include "experiments/run/simulated_runner.h"
+#include "experiments/run/wall_cell.h"
 #include "traces/prefetch_reader.h"
 
 namespace flashpq {
@@ -57,22 +60,58 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
 
 }  // namespace
 
-Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device) {
+namespace {
+
+// A hierarchy whose accesses are timed on the wall clock when `timed` is set (one replay loop
+// for both runners: a predictable branch per request instead of a second instantiation of every
+// hierarchy type).
+template <class T>
+struct MaybeWallTimed {
+  T& tiers;
+  WallTimedCache<T>* timed;
+  bool access(const Request& r) { return timed ? timed->access(r) : tiers.access(r); }
+};
+
+// The functional runner, or with `wall` the wall-clock runner on that device (the same one).
+Measurement run_tiered_replay(const CellConfig& cell, const CellPlan& plan, Device& device,
+                              BlockDevice* wall) {
   Measurement m;
+  TimingMetrics timing;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   HitStats stats;
   stats.reserve(plan.trace_objects);
   with_tiers(cell, plan, device, [&](auto& tiers) {
+    using T = std::remove_reference_t<decltype(tiers)>;
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
-    m.replayed = replay_stream(tiers, reader, stats, plan.warmup_requests,
+    std::optional<WallTimedCache<T>> timed;
+    if (wall) timed.emplace(tiers, plan.warmup_requests, timing, device.io_log());
+    MaybeWallTimed<T> replayed{tiers, timed ? &*timed : nullptr};
+    if (wall) wall->begin_nvme_measurement();
+    m.replayed = replay_stream(replayed, reader, stats, plan.warmup_requests,
                                [&] { end_warmup(m, device, tiers); });
+    if (wall) wall->end_nvme_measurement();
     finish(m, tiers, device);
   });
   m.counted = stats.counters();
   m.tiered = true;
+  if (wall) {
+    if (timing.requests) m.timing = timing;
+    m.runner_columns = fio_columns(timing, LatencyHistogram{});
+  }
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
+}
+
+}  // namespace
+
+Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device) {
+  return run_tiered_replay(cell, plan, device, nullptr);
+}
+
+Measurement run_tiered_on_wall_clock(const CellConfig& cell, const CellPlan& plan,
+                                     BlockDevice& device) {
+  return run_tiered_replay(cell, plan, device, &device);
 }
 
 // Each request is issued at its arrival (experiments/run/simulated_runner.h): the hierarchy

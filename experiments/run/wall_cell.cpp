@@ -49,9 +49,8 @@ TimingConfig direct_timing(const CellConfig& cell, const BlockDevice& device) {
   return t;
 }
 
-// fio's names for the timing of a wall-clock run (runner_column_names()): iops, bw_bytes, and
-// the latency histograms clat_ns and lat_ns as fio's JSON objects (raw in JSON Lines, one quoted
-// field in CSV).
+}  // namespace
+
 std::vector<Column> fio_columns(const TimingMetrics& timing, const LatencyHistogram& clat) {
   const bool measured = timing.requests > 0 && timing.interval_ns > 0;
   const std::string values[] = {
@@ -65,9 +64,8 @@ std::vector<Column> fio_columns(const TimingMetrics& timing, const LatencyHistog
   return out;
 }
 
-}  // namespace
-
 Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, BlockDevice& device) {
+  if (plan.tiers.enabled()) return run_tiered_on_wall_clock(cell, plan, device);
   Measurement m;
   TimingMetrics timing;
   LatencyHistogram clat;  // completion − submission: framework direct only

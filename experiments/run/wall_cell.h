@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "devices/io_log.h"
 #include "experiments/run/stats.h"
+#include "sim/columns.h"
 #include "sim/timing.h"
 
 namespace flashpq {
@@ -51,5 +53,10 @@ class WallTimedCache {
   uint64_t i_ = 0;
   uint64_t first_ = UINT64_MAX;
 };
+
+/// fio's names for the timing of a wall-clock run (runner_column_names()): iops, bw_bytes, and
+/// the latency histograms clat_ns and lat_ns as fio's JSON objects (raw in JSON Lines, one
+/// quoted field in CSV); `clat` empty when the runner has no submission time (a cache).
+std::vector<Column> fio_columns(const TimingMetrics& timing, const LatencyHistogram& clat);
 
 }  // namespace flashpq

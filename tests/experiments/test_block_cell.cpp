@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "devices/block/block_config.h"
@@ -198,6 +199,92 @@ TEST_CASE("a cache on a real file decides exactly as on the null device", "[bloc
   CHECK(number(b, "requests") == Approx(YAML::Load(column(b, "lat_ns"))["N"].as<double>()));
   CHECK(column(a, "block_engine").empty());
   CHECK(column(a, "latency_p50_us").empty());
+}
+
+TEST_CASE("a hierarchy with its flash tier on a real file decides as on the null device, timed",
+          "[block][cell][tiers]") {
+  TempDir dir(scratch_dir());
+  const std::string dev = dir.file("dev.img");
+  const std::string base = "trace: {path: " + kBundled +
+                           "}\ncache: {capacity: 16MiB}\npolicy: {name: lru}\nwarmup: 0.2\n"
+                           "framework: {name: ripq, block_size: 1MiB}\n"
+                           "tiers: {mode: wb, dram_capacity: 2MiB, flash_admission: tinylfu}\n";
+  const std::string on_file_device = "device: {name: block, path: " + dev +
+                                     ", capacity: 32MiB, verify: true, discard_before_run: true}\n";
+  const Experiment on_null = load_experiment(dir.write("n.yaml", base), {});
+  const Experiment on_file = load_experiment(dir.write("f.yaml", base + on_file_device), {});
+  const ResultRow a = run(on_null.cells[0]);
+  const ResultRow b = run(on_file.cells[0]);
+  REQUIRE(column(a, "error").empty());
+  REQUIRE(column(b, "error").empty());
+  for (const char* k :
+       {"requests", "hits", "dram_hits", "flash_hits", "promotions", "flash_admission_accepts",
+        "flash_admission_rejects", "backing_read_bytes", "backing_write_bytes",
+        "dirty_bytes_flushed", "host_bytes_written", "device_reads"}) {
+    INFO(k);
+    CHECK(column(a, k) == column(b, k));
+  }
+  CHECK(number(b, "flash_hits") > 0);
+  CHECK(number(b, "verify_blocks_checked") > 0);  // flash hits read back what was written
+  // One client, every request timed on the wall clock: DRAM's work and flash's I/O.
+  CHECK(number(b, "requests") == Approx(YAML::Load(column(b, "lat_ns"))["N"].as<double>()));
+  CHECK(number(b, "latency_p99_us") > 0);
+  CHECK(number(b, "iops") > 0);
+  CHECK(column(a, "latency_p50_us").empty());
+  // On the wall clock the backing store is counted and DRAM takes the host's own time.
+  CHECK_THROWS_WITH(
+      load_experiment(
+          dir.write("g.yaml", base + on_file_device + "backing: {device: fixed_latency}\n"), {}),
+      Contains("backing.device") && Contains("counted"));
+  CHECK_THROWS_WITH(load_experiment(dir.write("h.yaml", base + on_file_device),
+                                    {{"tiers.dram_latency_us", "10"}}),
+                    Contains("tiers.dram_latency_us") && Contains("10"));
+}
+
+TEST_CASE("experiments/kv_compare_wall.yaml: the simulated run's hit ratios and its shape",
+          "[block][cell][tiers]") {
+  // 5,000 operations instead of 200,000; the flash tier's file in the scratch directory.
+  TempDir dir(scratch_dir());
+  const std::vector<Override> shorter = {{"trace.operation_count", "5000"}};
+  std::vector<Override> on_file = shorter;
+  on_file.push_back({"device.path", dir.file("kv.img")});
+  const Experiment wall =
+      load_experiment(FLASHPQ_SOURCE_DIR "/experiments/kv_compare_wall.yaml", on_file);
+  const Experiment sim =
+      load_experiment(FLASHPQ_SOURCE_DIR "/experiments/kv_compare.yaml", shorter);
+  REQUIRE(wall.cells.size() == 20);
+  REQUIRE(sim.cells.size() == 20);
+  std::map<std::string, ResultRow> by;  // "records/admit/workload/distribution" → wall row
+  for (size_t i = 0; i < wall.cells.size(); ++i) {
+    const ResultRow w = run(wall.cells[i]);
+    const ResultRow s = run(sim.cells[i]);
+    REQUIRE(column(w, "error").empty());
+    const std::string id =
+        column(w, "trace.record_count") + "/" + column(w, "tiers.admit_probability") + "/" +
+        column(w, "trace.workload") + "/" + column(w, "trace.request_distribution");
+    INFO(id);
+    CHECK(column(s, "trace.workload") == column(w, "trace.workload"));
+    // The device never changes the hierarchy's decisions.
+    for (const char* k : {"object_hit_ratio", "dram_hits", "flash_hits", "host_bytes_written"}) {
+      INFO(k);
+      CHECK(column(w, k) == column(s, k));
+    }
+    by[id] = w;
+  }
+  // Far above DRAM, DRAM + flash reads from the file: its read p95 is over 10× DRAM alone's
+  // and its throughput under a tenth; its writes stay DRAM's (under a fifth of its read p95).
+  for (const char* w : {"a/zipfian", "b/zipfian", "c/zipfian", "b/uniform"}) {
+    INFO(w);
+    const ResultRow& flash = by[std::string("32000/1/") + w];
+    const ResultRow& dram = by[std::string("32000/0/") + w];
+    CHECK(number(flash, "read_latency_p95_us") > 10 * number(dram, "read_latency_p95_us"));
+    CHECK(number(flash, "throughput_rps") < 0.1 * number(dram, "throughput_rps"));
+    if (std::string(w) != "c/zipfian") {
+      CHECK(number(flash, "write_latency_p95_us") < 0.2 * number(flash, "read_latency_p95_us"));
+    }
+    CHECK(number(dram, "object_hit_ratio") < 0.3);
+    CHECK(number(flash, "object_hit_ratio") == 1);
+  }
 }
 
 TEST_CASE(
