@@ -4,15 +4,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "devices/simflash/simflash_config.h"
+
 namespace flashpq {
 
 const KeySpec kBackingDeviceKey =
     key("backing.device", ValueType::kEnum)
         .def("counted")
-        .choices({"counted", "fixed_latency"})
+        .choices({"counted", "fixed_latency", "simflash"})
         .desc(
-            "a hierarchy's backing store: counted (bytes only, no time) or fixed_latency (a "
-            "FIFO server of fixed bandwidth, then a fixed latency)");
+            "a hierarchy's backing store: counted (bytes only, no time), fixed_latency (a "
+            "FIFO server of fixed bandwidth, then a fixed latency) or simflash (a second "
+            "simulated flash device)");
 
 namespace {
 
@@ -38,6 +41,18 @@ const KeySpec kWriteBandwidth =
         .range(1e-6, 1e9)
         .desc("fixed_latency: the rate at which writes are transferred");
 
+const KeySpec kProfile = key("backing.profile", ValueType::kEnum)
+                             .def("tiny")
+                             .choices(simflash_profile_names())
+                             .desc("simflash: the backing device's built-in profile");
+const KeySpec kUtilization =
+    key("backing.utilization", ValueType::kFloat)
+        .def("0.8")
+        .range(0.01, 0.99)
+        .desc(
+            "simflash: exported / physical space of the backing device, sized to hold every "
+            "object");
+
 }  // namespace
 
 const SectionSpec& backing_section() {
@@ -51,13 +66,22 @@ const SectionSpec& backing_section() {
                      {kReadLatency, kWriteLatency, kReadBandwidth, kWriteBandwidth},
                      {},
                      {},
-                     {}}}};
+                     {}},
+       ComponentSpec{
+           "simflash", "a second simulated flash device", {kProfile, kUtilization}, {}, {}, {}}}};
   return section;
 }
 
 BackingConfig BackingConfig::from(const Params& params) {
   BackingConfig c;
-  if (params.get<std::string>(kBackingDeviceKey) != "fixed_latency") return c;
+  const std::string kind = params.get<std::string>(kBackingDeviceKey);
+  if (kind == "simflash") {
+    c.kind = BackingKind::kSimFlash;
+    c.profile = params.get<std::string>(kProfile);
+    c.utilization = params.get<double>(kUtilization);
+    return c;
+  }
+  if (kind != "fixed_latency") return c;
   c.kind = BackingKind::kFixedLatency;
   c.read_latency_us = params.get<double>(kReadLatency);
   c.write_latency_us = params.get<double>(kWriteLatency);

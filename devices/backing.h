@@ -16,6 +16,11 @@
 //                  about its latency: the two numbers a datasheet gives for a "slower device".
 //                  It is a model of the device's bottleneck, not of its internals (no queue
 //                  depth, no garbage collection): use a simflash device for those.
+//   simflash       a second simulated flash device (a built-in profile, `backing.profile`,
+//                  normally a slower one than the flash tier's), for the timed hierarchy: its
+//                  dies and channels run on the same event clock as the flash tier's, and a
+//                  request's backing work completes when its NAND operations do
+//                  (experiments/run/backing_store.h lays the objects out on it).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +31,7 @@
 namespace flashpq {
 
 /// backing.device.
-enum class BackingKind { kCounted, kFixedLatency };
+enum class BackingKind { kCounted, kFixedLatency, kSimFlash };
 
 /// The `backing:` section, resolved.
 struct BackingConfig {
@@ -36,8 +41,12 @@ struct BackingConfig {
   double write_latency_us = 100;
   double read_bandwidth_mib_s = 500;
   double write_bandwidth_mib_s = 500;
+  /// simflash: the built-in profile (devices/simflash/simflash_config.h) and the share of its
+  /// physical space exported, in (0, 1).
+  std::string profile = "tiny";
+  double utilization = 0.8;
 
-  bool timed() const { return kind == BackingKind::kFixedLatency; }
+  bool timed() const { return kind != BackingKind::kCounted; }
   /// Decodes the backing.* values of `params` (unset keys take their defaults). Throws
   /// std::invalid_argument quoting a bad value.
   static BackingConfig from(const Params& params);

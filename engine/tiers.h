@@ -271,6 +271,16 @@ class TieredCache {
     data_admit_ = data_admit;
     load_admit_ = load_admit;
   }
+  /// Called with each read of the backing store (write false: a get it answers) and each write
+  /// (a set it takes, a flush), with the object's key and size, after the counters: a runner
+  /// that puts the backing store on a device does the I/O there
+  /// (experiments/run/backing_store.h). Null (the default): counted only.
+  using BackingListener = void (*)(void* context, uint64_t key, uint32_t size_bytes, bool write);
+  void set_backing_listener(BackingListener listener, void* context) {
+    backing_listener_ = listener;
+    backing_context_ = context;
+  }
+
   /// Gets that no cache tier held (offloaded reads are hits), and all gets, since the start.
   uint64_t read_misses() const { return counters_.backing_reads - counters_.offloaded_reads; }
   uint64_t reads() const { return counters_.dram_hits + counters_.flash_hits + read_misses(); }
@@ -457,12 +467,16 @@ class TieredCache {
   void read_backing(uint64_t key, uint32_t size) {
     ++counters_.backing_reads;
     counters_.backing_read_bytes += size;
+    if (backing_listener_ != nullptr) [[unlikely]]
+      backing_listener_(backing_context_, key, size, false);
     if constexpr (V::kEnabled) values_->serve(Tier::kBacking, key);
   }
 
   void write_backing(const Request& r) {
     ++counters_.backing_writes;
     counters_.backing_write_bytes += r.size_bytes;
+    if (backing_listener_ != nullptr) [[unlikely]]
+      backing_listener_(backing_context_, r.key, r.size_bytes, true);
     if constexpr (V::kEnabled) values_->write(Tier::kBacking, r.key);
   }
 
@@ -470,6 +484,8 @@ class TieredCache {
   void flush(uint64_t key, uint32_t size, Tier from) {
     ++counters_.backing_writes;
     counters_.backing_write_bytes += size;
+    if (backing_listener_ != nullptr) [[unlikely]]
+      backing_listener_(backing_context_, key, size, true);
     dirty_.erase(key);
     if constexpr (V::kEnabled) values_->copy(from, Tier::kBacking, key);
   }
@@ -582,6 +598,8 @@ class TieredCache {
   uint64_t clock_ns_ = 0;  // the current request's time_ns (rate_limited's clock)
   uint64_t next_clean_ = 0;
   std::optional<WriteRateAdmission> rate_;
+  BackingListener backing_listener_ = nullptr;
+  void* backing_context_ = nullptr;
   std::optional<FrequencySketch> sketch_;
   std::vector<NhitSlot> nhit_;
   // Dirty objects: key → the request count when last written (wb, wo only).

@@ -21,8 +21,9 @@ uint64_t us_to_ns(double us) {
 
 }  // namespace
 
-FlashTiming::FlashTiming(const SimFlashConfig& config)
-    : channels_(validated(config).channels),
+FlashTiming::FlashTiming(const SimFlashConfig& config, uint32_t id_base)
+    : id_base_(id_base),
+      channels_(validated(config).channels),
       dies_(config.channels * config.dies_per_channel),
       planes_(config.planes_per_die),
       lanes_(config.erase_blocks_per_superblock()),
@@ -268,7 +269,7 @@ void FlashTiming::start_die(uint32_t die, EventQueue& events) {
     }
   }
   counters_.die_busy_ns += duration;
-  events.schedule(events.now() + duration, EventKind::kDieDone, die);
+  events.schedule(events.now() + duration, EventKind::kDieDone, id_base_ + die);
 }
 
 void FlashTiming::start_channel(uint32_t channel, EventQueue& events) {
@@ -278,13 +279,14 @@ void FlashTiming::start_channel(uint32_t channel, EventQueue& events) {
   c.busy = true;
   ++counters_.transfers;
   counters_.channel_busy_ns += transfer_ns_;
-  events.schedule(events.now() + transfer_ns_, EventKind::kChannelDone, channel);
+  events.schedule(events.now() + transfer_ns_, EventKind::kChannelDone, id_base_ + channel);
 }
 
 std::span<const uint32_t> FlashTiming::handle(const Event& event, EventQueue& events) {
   done_.clear();
-  if (event.kind == EventKind::kDieDone && event.id < dies_ && die_state_[event.id].busy) {
-    Server& d = die_state_[event.id];
+  const uint32_t id = event.id - id_base_;  // wraps far out of range below the base
+  if (event.kind == EventKind::kDieDone && id < dies_ && die_state_[id].busy) {
+    Server& d = die_state_[id];
     uint32_t j = d.running;
     d.running = kNone;
     d.busy = false;
@@ -295,15 +297,14 @@ std::span<const uint32_t> FlashTiming::handle(const Event& event, EventQueue& ev
     }
     // advance() may have queued work here (a copy within one die with no transfer stage) and
     // started it already.
-    if (!d.busy && d.head != kNone) start_die(event.id, events);
-  } else if (event.kind == EventKind::kChannelDone && event.id < channels_ &&
-             channel_state_[event.id].busy) {
-    Server& c = channel_state_[event.id];
+    if (!d.busy && d.head != kNone) start_die(id, events);
+  } else if (event.kind == EventKind::kChannelDone && id < channels_ && channel_state_[id].busy) {
+    Server& c = channel_state_[id];
     const uint32_t j = c.running;
     c.running = kNone;
     c.busy = false;
     advance(j, events);
-    if (!c.busy && c.head != kNone) start_channel(event.id, events);
+    if (!c.busy && c.head != kNone) start_channel(id, events);
   } else {
     throw std::logic_error("FlashTiming::handle: event of kind " +
                            std::to_string(static_cast<int>(event.kind)) + " for id " +

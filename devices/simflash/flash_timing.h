@@ -106,7 +106,10 @@ class FlashTiming {
   /// durations in integer ns: tR, tPROG, tBERS rounded to the nearest ns; a page transfer =
   /// page_size_bytes / (channel_bandwidth_mib_s × 2^20 B/s), rounded to the nearest ns, 0 (no
   /// transfer stage) when the bandwidth is 0.
-  explicit FlashTiming(const SimFlashConfig& config);
+  /// `id_base`: the ids of this instance's kDieDone and kChannelDone events start there (die or
+  /// channel + id_base), so that two devices can share one event queue (a hierarchy's flash
+  /// tier and its simflash backing store); handle() refuses ids outside its range.
+  explicit FlashTiming(const SimFlashConfig& config, uint32_t id_base = 0);
 
   /// Queues the NAND operations `ops` of one request, tagged `tag`, at the current time of
   /// `events` (the FTL's op log since the request began: a GC read immediately followed by a
@@ -179,6 +182,7 @@ class FlashTiming {
   void start_die(uint32_t die, EventQueue& events);
   void start_channel(uint32_t channel, EventQueue& events);
 
+  uint32_t id_base_;
   uint32_t channels_;
   uint32_t dies_;    // channels × dies_per_channel
   uint32_t planes_;  // per die

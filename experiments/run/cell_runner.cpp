@@ -63,6 +63,7 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
     plan.tiers.dram_capacity_bytes = cell.tiers.dram_capacity.resolve(working_set);
   }
   plan.trace_objects = summary.unique_objects;
+  plan.trace_working_set_bytes = summary.working_set_bytes;
 
   // The framework's layout, then the device: sized for what the framework addresses when its
   // keys ask (device.size_to_cache), checked to hold it otherwise.

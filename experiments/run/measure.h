@@ -41,6 +41,8 @@ struct CellPlan {
   bool direct = false;
   /// The trace's distinct keys (sizes the seen-key set of the hit statistics).
   uint64_t trace_objects = 0;
+  /// The trace's working set, bytes (sizes a simflash backing store).
+  uint64_t trace_working_set_bytes = 0;
   /// The hierarchy, its DRAM capacity resolved (bytes, objects in unit-size mode); mode none
   /// for a cache alone.
   TiersConfig tiers;

@@ -58,7 +58,7 @@ const std::vector<Requirement>& runner_requirements() {
     r.push_back(
         {{{kTiersModeKey.name, {"none"}, true}, {kTimingModeKey.name, {"simulated"}, false}},
          kBackingDeviceKey.name,
-         {"fixed_latency"},
+         {"fixed_latency", "simflash"},
          "a timed hierarchy needs a backing device that takes time"});
     r.push_back({{{kBackingDeviceKey.name, {"counted"}, true}},
                  kTiersModeKey.name,

@@ -109,13 +109,16 @@ class OpLogGuard {
 ///    observes nothing); or, if it takes a fourth argument, observe(index, arrival_ns,
 ///    completion_ns, payload_bytes); or a fifth, observe(index, arrival_ns, completion_ns,
 ///    payload_bytes, op_class).
+///  * second: a second simflash device (null: none) whose NAND operations, logged while issue
+///    runs, go to its own dies and channels on the same clock; the request completes when they
+///    have too (a hierarchy's backing store on simflash). Its host side is not modelled.
 /// The device keeps its state (e.g. a functional fill before the run). Throws
 /// std::invalid_argument if timing is invalid or its mode is not simulated; rethrows what issue
 /// throws. The FTL's op log is unset again on return.
 template <class Source, class Issue, class Observe>
 TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
                          uint64_t warmup_requests, uint64_t seed, Source& source, Issue&& issue,
-                         Observe&& observe) {
+                         Observe&& observe, SimFlashDevice* second = nullptr) {
   timing.validate();
   if (timing.mode != TimingMode::kSimulated) {
     throw std::invalid_argument(std::string("run_timed: timing.mode must be simulated, got ") +
@@ -126,9 +129,11 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
     uint64_t index;
     uint64_t arrival_ns;
     uint64_t bytes;
-    uint32_t outstanding;  // flash jobs not yet finished
-    uint32_t parts;        // parts not yet finished: the flash side, the work issue returned
-    uint32_t client;       // closed loop; or the free-list link when free
+    uint32_t outstanding;   // flash jobs not yet finished
+    uint32_t outstanding2;  // the second device's jobs not yet finished
+    uint32_t parts;         // parts not yet finished: the flash side, the second device's, the work
+                            // issue returned
+    uint32_t client;        // closed loop; or the free-list link when free
     OpClass op;
     bool measured;
   };
@@ -147,6 +152,16 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
   std::vector<FlashOp> log;
   log.reserve(4096);
   detail::OpLogGuard guard(device.ftl(), &log);
+  // The second device's events carry ids from kSecondIds on (FlashTiming's id_base).
+  constexpr uint32_t kSecondIds = 1u << 30;
+  std::optional<FlashTiming> flash2;
+  std::vector<FlashOp> log2;
+  std::optional<detail::OpLogGuard> guard2;
+  if (second != nullptr) {
+    flash2.emplace(second->ftl().config(), kSecondIds);
+    log2.reserve(4096);
+    guard2.emplace(second->ftl(), &log2);
+  }
   RequestReader<Source> reader(source);
   std::vector<Slot> slots;
   uint32_t free_slot = kNone;
@@ -188,9 +203,10 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
     }
     const bool measured = index >= warmup_requests;
     if (index == warmup_requests) first_arrival_ns = events.now();
-    slots[s] = Slot{index, events.now(), r.size_bytes, 0, 0, client, op_class(r), measured};
+    slots[s] = Slot{index, events.now(), r.size_bytes, 0, 0, 0, client, op_class(r), measured};
     result.max_in_flight = std::max(result.max_in_flight, ++in_flight);
     log.clear();
+    log2.clear();
     if (FioIoLog* io_log = device.io_log()) io_log->set_now_ns(events.now());
     uint64_t elsewhere_ns = 0;
     if constexpr (std::is_invocable_v<Issue&, const Request&, uint64_t, uint64_t>) {
@@ -199,8 +215,11 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
       issue(r, index);
     }
     const uint32_t jobs = flash.submit(log, s, events);
+    const uint32_t jobs2 = flash2 ? flash2->submit(log2, s, events) : 0;
     slots[s].outstanding = jobs;
-    slots[s].parts = (jobs != 0 ? 1u : 0u) + (elsewhere_ns > events.now() ? 1u : 0u);
+    slots[s].outstanding2 = jobs2;
+    slots[s].parts =
+        (jobs != 0 ? 1u : 0u) + (jobs2 != 0 ? 1u : 0u) + (elsewhere_ns > events.now() ? 1u : 0u);
     if (slots[s].parts == 0) {
       complete(s);  // no NAND operation: no host overhead either
     } else if (elsewhere_ns > events.now()) {
@@ -240,6 +259,12 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
       }
       case EventKind::kDieDone:
       case EventKind::kChannelDone:
+        if (flash2 && e.id >= kSecondIds) {
+          for (const uint32_t s : flash2->handle(e, events)) {
+            if (--slots[s].outstanding2 == 0) part_done(s);
+          }
+          break;
+        }
         for (const uint32_t s : flash.handle(e, events)) {
           if (--slots[s].outstanding != 0) continue;
           if (!host_side) {

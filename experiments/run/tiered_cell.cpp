@@ -14,6 +14,7 @@
 #include "devices/simflash/simflash_device.h"
 #include "engine/nhc.h"
 #include "engine/tiers.h"
+#include "experiments/run/backing_store.h"
 #include "experiments/run/interval_stats.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
@@ -129,6 +130,12 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
   HitStats stats;
   stats.reserve(plan.trace_objects);
   FixedLatencyServer backing(cell.backing);
+  // backing.device simflash: a second device on the same clock, filled before the run.
+  std::optional<SimFlashBacking> store;
+  if (cell.backing.kind == BackingKind::kSimFlash) {
+    store.emplace(cell.backing, plan.trace_objects, plan.trace_working_set_bytes, cell.seed);
+    store->fill();
+  }
   std::optional<NhcController> nhc;
   if (plan.tiers.nhc()) nhc.emplace(plan.tiers.nhc_config);
   uint64_t served_bytes = 0;  // completed requests' payload, warm-up included
@@ -143,6 +150,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     bool warm_taken = false;
+    if (store) tiers.set_backing_listener(&SimFlashBacking::on_backing, &*store);
     auto snapshot = [&] {
       IntervalCounters c = counts;
       add_device_counters(c, device);
@@ -185,6 +193,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
       } else {
         stats.record_warmup(q, hit);
       }
+      if (store) return now_ns + dram_latency_ns;  // its NAND work is on the clock already
       return std::max(now_ns + dram_latency_ns,
                       backing.submit(now_ns, tc.backing_read_bytes - read_before,
                                      tc.backing_write_bytes - write_before));
@@ -197,7 +206,8 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
             series->advance(completion_ns, snapshot);
             series->completed(op, completion_ns - arrival_ns);
           }
-        });
+        },
+        store ? &store->device() : nullptr);
     if (!warm_taken) end_warmup(m, device, tiers);
     if (series) series->finish(r.end_ns, snapshot());
     stats.flush();

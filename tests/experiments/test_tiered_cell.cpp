@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "devices/simflash/flash_timing.h"
+#include "devices/simflash/simflash_config.h"
 #include "experiments/config/cell_config.h"
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
@@ -194,6 +196,44 @@ TEST_CASE("tiered cell: timed pass-through equals the core device's analytic fig
   r = rows[0];
   CHECK(num(r, "throughput_rps") == Approx(10240).epsilon(0.01));
   CHECK(num(r, "backing_throughput_mib_s") == Approx(40).epsilon(0.01));
+}
+
+TEST_CASE("tiered cell: a backing store on a second simflash device takes its NAND time",
+          "[tiers][experiments]") {
+  TempDir dir;
+  // Pass-through over a backing device of simflash's mqsim profile: one closed-loop client,
+  // every 4 KiB get one page read there: tR + one page's transfer, nothing else queued.
+  std::string body = kPassThrough;
+  body = body.substr(0, body.find("backing:")) +
+         "backing:\n  device: simflash\n  profile: mqsim\ntiming:\n  mode: simulated\n"
+         "  arrival: closed_loop\n";
+  const Experiment ex = load_experiment(dir.write("s.yaml", body), {});
+  std::vector<RowMap> rows = run_generated(ex);
+  REQUIRE(rows.size() == 1);
+  const RowMap& r = rows[0];
+  REQUIRE(r.at("error").empty());
+  Params p;
+  p.set("device.profile", std::string("mqsim"));
+  const FlashTiming mqsim(simflash_config(p, 1));
+  const double read_us = static_cast<double>(mqsim.read_ns() + mqsim.transfer_ns()) / 1e3;
+  CHECK(num(r, "latency_max_us") == Approx(read_us).margin(1e-9));
+  CHECK(num(r, "latency_mean_us") == Approx(read_us).margin(1e-6));
+  CHECK(num(r, "throughput_rps") == Approx(1e6 / read_us).epsilon(1e-6));
+  CHECK(num(r, "backing_read_bytes") == num(r, "requests") * 4096);
+  CHECK(num(r, "host_bytes_written") == 0);  // the flash tier is never written
+  // The same cell again: the same row (the fill and the layout are deterministic).
+  const RowMap again = run_generated(ex)[0];
+  for (const auto& [k, v] : r) {
+    if (k != "wall_seconds") CHECK(again.at(k) == v);
+  }
+  // Open loop at four times what one die serves: requests queue on the backing device's dies,
+  // never below one read each.
+  const std::vector<RowMap> open = run_generated(load_experiment(
+      dir.write("o.yaml", body.substr(0, body.find("timing:")) +
+                              "timing:\n  mode: simulated\n  arrival: poisson\n  rate: " +
+                              std::to_string(static_cast<int>(4e6 / read_us)) + "\n"),
+      {}));
+  CHECK(num(open[0], "latency_p50_us") >= read_us * 0.99);
 }
 
 TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say", "[tiers][experiments]") {

@@ -1,0 +1,69 @@
+// experiments/run/backing_store.cpp — the backing store on simflash
+// (experiments/run/backing_store.h).
+#include "experiments/run/backing_store.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "devices/simflash/simflash_config.h"
+#include "engine/key_hash.h"
+
+namespace flashpq {
+
+SimFlashBacking::SimFlashBacking(const BackingConfig& config, uint64_t objects,
+                                 uint64_t working_set_bytes, uint64_t seed) {
+  DeviceConfig dc;
+  dc.name = "simflash";
+  dc.seed = seed;
+  dc.params.set("device.profile", config.profile);
+  dc.params.set("device.utilization", config.utilization);
+  SimFlashConfig f = simflash_config(dc.params, seed);
+  page_bytes_ = f.page_size_bytes;
+  // Every object rounded up to pages (at most one partial page each), with 25 % slack.
+  const uint64_t pages = working_set_bytes / page_bytes_ + std::max<uint64_t>(objects, 1);
+  const uint64_t bytes = (pages + pages / 4) * page_bytes_;
+  dc.params = simflash_with_blocks_per_plane(dc.params, simflash_blocks_per_plane_for(f, bytes));
+  device_ = std::make_unique<SimFlashDevice>(dc);
+  pages_ = device_->ftl().config().exported_bytes() / page_bytes_;
+  slots_.assign(std::bit_ceil(std::max<uint64_t>(16, 2 * objects)), Slot{});
+  mask_ = slots_.size() - 1;
+}
+
+void SimFlashBacking::fill() {
+  const uint64_t chunk = 256 * page_bytes_;
+  const uint64_t end = pages_ * page_bytes_;
+  for (uint64_t off = 0; off < end; off += chunk) device_->write(off, std::min(chunk, end - off));
+}
+
+SimFlashBacking::Slot& SimFlashBacking::slot_of(uint64_t key) {
+  for (uint64_t i = hash_key(key) & mask_;; i = (i + 1) & mask_) {
+    Slot& s = slots_[i];
+    if (!s.used || s.key == key) return s;
+  }
+}
+
+void SimFlashBacking::access(uint64_t key, uint32_t size_bytes, bool write) {
+  Slot& s = slot_of(key);
+  const uint32_t pages =
+      static_cast<uint32_t>(std::max<uint64_t>(1, (size_bytes + page_bytes_ - 1) / page_bytes_));
+  if (!s.used || pages > s.pages) {
+    if (next_page_ + pages > pages_) {
+      throw std::runtime_error(
+          "backing.device simflash: the objects' extents outgrew the device (" +
+          std::to_string(pages_) + " pages; objects that grow get a new extent)");
+    }
+    s = Slot{key, next_page_, pages, true};
+    next_page_ += pages;
+  }
+  const uint64_t offset = s.first_page * page_bytes_;
+  const uint64_t len = uint64_t{pages} * page_bytes_;
+  if (write) {
+    device_->write(offset, len);
+  } else {
+    device_->read(offset, len);
+  }
+}
+
+}  // namespace flashpq

@@ -1,0 +1,61 @@
+// experiments/run/backing_store.h — a hierarchy's backing store on a second simulated flash
+// device (`backing.device: simflash`; devices/backing.h).
+//
+// The device holds every object: each key gets a page-aligned extent the first time the
+// hierarchy reads or writes it (a bump allocator; an object that grows past its extent gets a
+// new one), so its reads and writes are NAND operations on the pages of that extent. The whole
+// exported space is written once before the run (fill(), functional: no time), so that every
+// read finds mapped pages, as a store that already holds the data does, and so that the
+// device's garbage collection runs at its steady state. The device is sized for the trace's
+// objects (their sizes rounded up to pages, with 25 % slack for objects that change size) at
+// backing.utilization. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "devices/backing.h"
+#include "devices/simflash/simflash_device.h"
+
+namespace flashpq {
+
+class SimFlashBacking {
+ public:
+  /// Sizes and builds the device for `objects` distinct keys of `working_set_bytes` in all.
+  /// Throws std::invalid_argument if no device of the profile holds them.
+  SimFlashBacking(const BackingConfig& config, uint64_t objects, uint64_t working_set_bytes,
+                  uint64_t seed);
+
+  SimFlashDevice& device() { return *device_; }
+
+  /// Writes the whole exported space, functionally (call before the timed run).
+  void fill();
+
+  /// Reads (write false) or writes the object `key` of `size_bytes` at its extent. Throws
+  /// std::runtime_error when objects that changed size have used up the device.
+  void access(uint64_t key, uint32_t size_bytes, bool write);
+
+  /// The hierarchy's backing listener (engine/tiers.h): `context` is a SimFlashBacking.
+  static void on_backing(void* context, uint64_t key, uint32_t size_bytes, bool write) {
+    static_cast<SimFlashBacking*>(context)->access(key, size_bytes, write);
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    uint64_t first_page = 0;
+    uint32_t pages = 0;
+    bool used = false;
+  };
+  Slot& slot_of(uint64_t key);
+
+  std::unique_ptr<SimFlashDevice> device_;
+  uint64_t page_bytes_ = 4096;
+  uint64_t pages_ = 0;      // exported
+  uint64_t next_page_ = 0;  // the bump allocator
+  std::vector<Slot> slots_;
+  uint64_t mask_ = 0;
+};
+
+}  // namespace flashpq
