@@ -41,10 +41,12 @@ const KeySpec kWriteBandwidth =
         .range(1e-6, 1e9)
         .desc("fixed_latency: the rate at which writes are transferred");
 
-const KeySpec kProfile = key("backing.profile", ValueType::kEnum)
-                             .def("tiny")
-                             .choices(simflash_profile_names())
-                             .desc("simflash: the backing device's built-in profile");
+const KeySpec kProfile =
+    key("backing.profile", ValueType::kEnum)
+        .def("tiny")
+        .choices(simflash_profile_names())
+        .existing_file()
+        .desc("simflash: the backing device's profile: a built-in name, or a profile file");
 const KeySpec kUtilization =
     key("backing.utilization", ValueType::kFloat)
         .def("0.8")

@@ -236,6 +236,33 @@ TEST_CASE("tiered cell: a backing store on a second simflash device takes its NA
   CHECK(num(open[0], "latency_p50_us") >= read_us * 0.99);
 }
 
+TEST_CASE("tiered cell: experiments/nhc_flash_core.yaml shows what its comments say",
+          "[tiers][experiments]") {
+  const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/nhc_flash_core.yaml", {});
+  REQUIRE(ex.cells.size() == 12);
+  std::map<std::string, std::map<int, RowMap>> by;  // mode → offered rate → row
+  for (const RowMap& m : run_generated(ex)) {
+    REQUIRE(m.at("error").empty());
+    CHECK(m.at("notes").empty());
+    CHECK(m.at("backing.device") == "simflash");
+    by[m.at("tiers.mode")][std::stoi(m.at("timing.rate"))] = m;
+  }
+  auto rps = [&](const std::string& mode, int rate) {
+    return num(by[mode][rate], "throughput_rps");
+  };
+  for (int rate : {10000, 20000, 30000}) {
+    INFO("offered " << rate);
+    CHECK(rps("wa", rate) == Approx(rate).epsilon(0.01));
+    CHECK(rps("nhc_wa", rate) == Approx(rate).epsilon(0.01));
+  }
+  for (int rate : {50000, 60000}) {
+    INFO("offered " << rate);
+    CHECK(rps("nhc_wa", rate) > 1.3 * rps("wa", rate));
+    CHECK(num(by["nhc_wa"][rate], "backing_throughput_mib_s") > 30);
+    CHECK(num(by["wa"][rate], "backing_throughput_mib_s") < 3);  // the 1 % of misses
+  }
+}
+
 TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say", "[tiers][experiments]") {
   const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/nhc.yaml", {});
   REQUIRE(ex.cells.size() == 12);
