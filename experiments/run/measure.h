@@ -147,6 +147,9 @@ struct RunCounters {
 struct Measurement {
   /// Requests replayed, warm-up included.
   uint64_t replayed = 0;
+  /// Simulated time: the events the discrete-event engine handled, warm-up included (the row's
+  /// sim_events; with wall_seconds, the engine's events per second). 0 otherwise.
+  uint64_t sim_events = 0;
   /// Hit accounting after the warm-up (framework direct: requests, reads, writes, trims and
   /// bytes only).
   HitCounters counted;

@@ -240,6 +240,7 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   }
   row.push_back({"latency_histogram", tm ? latency_histogram_text(tm->all) : "", false});
   row.push_back({"stats_file", m.stats_file, false});
+  row.push_back({"sim_events", m.sim_events ? format_number(m.sim_events) : "", true});
   row.push_back({"wall_seconds", format_number(m.wall_seconds), true});
   row.push_back({"notes", joined(plan.notes), false});
   row.push_back({"error", "", false});
@@ -265,6 +266,7 @@ ResultRow failed_row(const CellConfig& cell, const std::string& error) {
   for (const std::string& name : timing_column_names()) row.push_back({name, "", true});
   row.push_back({"latency_histogram", "", false});
   row.push_back({"stats_file", "", false});
+  row.push_back({"sim_events", "", true});
   row.push_back({"wall_seconds", "", true});
   row.push_back({"notes", "", false});
   row.push_back({"error", error, false});

@@ -59,6 +59,7 @@ Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlash
     if (series) series->finish(r.end_ns, snapshot());
     m.timing = r.metrics;
     m.replayed = r.requests;
+    m.sim_events = r.events;
   };
   if (plan.direct) {
     const uint64_t unit = DirectConfig::from(cell.framework.params).offset_unit_bytes;

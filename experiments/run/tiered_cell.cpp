@@ -214,6 +214,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
     finish(m, tiers, device);
     m.timing = r.metrics;
     m.replayed = r.requests;
+    m.sim_events = r.events;
     if (nhc) m.nhc_load_admit = nhc->load_admit();
   });
   m.counted = stats.counters();

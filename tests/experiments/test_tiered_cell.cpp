@@ -187,6 +187,9 @@ TEST_CASE("tiered cell: timed pass-through equals the core device's analytic fig
   CHECK(num(r, "backing_throughput_mib_s") == Approx(4096 / 197.656e-6 / 1048576).epsilon(1e-6));
   CHECK(num(r, "flash_throughput_mib_s") == 0);
   CHECK(num(r, "hits") == 0);
+  // Events: per get, the client's readiness and the core device's completion; then the
+  // client's last readiness, which finds the trace ended.
+  CHECK(num(r, "sim_events") == 2 * 20000 + 1);
   // Open loop at 20,000 requests/s, twice what 40 MiB/s carries (10,240 of 4 KiB): the core
   // device serves its bandwidth.
   rows = run_generated(load_experiment(
