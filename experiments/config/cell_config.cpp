@@ -184,11 +184,14 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
           "host's own; expected 0, found {}",
           values.at("tiers.dram_latency_us").text));
     }
-    if (c.stats.enabled() && c.timing.mode != TimingMode::kSimulated) {
+    if (c.stats.enabled() && c.timing.mode != TimingMode::kSimulated &&
+        (c.device.name != "block" || c.framework.name == "direct")) {
       throw std::invalid_argument(fmt::format(
-          "key 'stats.interval_s': a series over time needs timing.mode simulated, found "
-          "stats.interval_s {} with timing.mode {}",
-          values.at(kStatsIntervalKey.name).text, timing_mode_name(c.timing.mode)));
+          "key 'stats.interval_s': a series over time needs a clock: timing.mode simulated, or a "
+          "cache on a real device (device block, a framework but direct), found "
+          "stats.interval_s {} with timing.mode {}, device {}, framework {}",
+          values.at(kStatsIntervalKey.name).text, timing_mode_name(c.timing.mode), c.device.name,
+          c.framework.name));
     }
     if (c.tiers.enabled() && (is_cache_policy(c.tiers.dram_policy) ||
                               std::find(policy_names().begin(), policy_names().end(),

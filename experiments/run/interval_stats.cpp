@@ -79,6 +79,13 @@ const std::vector<std::string>& interval_stats_columns() {
   return columns;
 }
 
+void add_device_counters(IntervalCounters& c, const Device& device) {
+  const DeviceCounters d = device.counters();
+  c.flash_bytes_written = d.write_bytes;
+  c.flash_bytes_read = d.read_bytes;
+  c.has_nand = false;
+}
+
 void add_device_counters(IntervalCounters& c, const SimFlashDevice& device) {
   const DeviceCounters d = device.counters();
   c.flash_bytes_written = d.write_bytes;
@@ -130,7 +137,7 @@ void IntervalStats::close(uint64_t end_ns, const IntervalCounters& c) {
       format_number(static_cast<double>(completed_) / seconds), written,
       c.flash_bytes_read - last_.flash_bytes_read,
       format_number(static_cast<double>(written) / (1024.0 * 1024.0) / seconds),
-      c.nand_bytes_written - last_.nand_bytes_written,
+      c.has_nand ? format_number(c.nand_bytes_written - last_.nand_bytes_written) : "",
       c.backing_bytes_read - last_.backing_bytes_read,
       c.backing_bytes_written - last_.backing_bytes_written,
       tiered ? fmt::format("{}", offloaded) : "",

@@ -6,10 +6,12 @@
 // its users plot them over time; this is FlashPQ's series of the same kind. The simulated
 // runner (experiments/run/simulated_cell.cpp, tiered_cell.cpp) calls, in simulated-time order,
 // advance(now) before it handles each arrival and each completion; completed() for each
-// completion; finish() at the end. Interval k covers [k × T, (k + 1) × T) of the clock
-// (simulated ns from 0): requests, hits and device bytes are counted where the request was
-// issued (its arrival: the functional state advances then), latencies where it completed.
-// Columns (units in the names; ratios empty when they have no denominator):
+// completion; finish() at the end. On the wall clock (a cache or hierarchy on a real device,
+// timed request by request: WallSeries below) the clock is the host's, from the run's start.
+// Interval k covers [k × T, (k + 1) × T) of the clock (simulated ns from 0): requests, hits and
+// device bytes are counted where the request was issued (its arrival: the functional state advances
+// then), latencies where it completed. Columns (units in the names; ratios empty when they have no
+// denominator):
 //   interval, time_s (the interval's end; the last may be shorter), warmup (1 while requests
 //   before the end of the warm-up were being issued), requests (issued), get_requests,
 //   set_requests, delete_requests, object_hit_ratio (get hits / gets), dram_hit_ratio and
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "engine/request.h"
+#include "experiments/run/wall_cell.h"
 #include "sim/latency_histogram.h"
 #include "sim/params.h"
 #include "sim/timing.h"
@@ -69,6 +72,8 @@ struct IntervalCounters {
   uint64_t offloaded_reads = 0;
   /// NaN when there is no controller.
   double nhc_load_admit = std::nan("");
+  /// False when the device reports no NAND bytes (a real device): the column stays empty.
+  bool has_nand = true;
 };
 
 /// Counts request `r` (a get that hit when `hit`) in `c`.
@@ -79,9 +84,12 @@ inline void count_op(IntervalCounters& c, const Request& r, bool hit) {
   c.get_hits += hit;
 }
 
+class Device;
 class SimFlashDevice;
-/// Adds `device`'s cumulative host bytes written and read and NAND bytes programmed to `c`.
+/// Sets `c`'s device fields from `device`'s cumulative counters: host bytes written and read,
+/// and NAND bytes programmed (simflash; has_nand false for another device).
 void add_device_counters(IntervalCounters& c, const SimFlashDevice& device);
+void add_device_counters(IntervalCounters& c, const Device& device);
 
 /// The column names of a series file, in order.
 const std::vector<std::string>& interval_stats_columns();
@@ -144,6 +152,36 @@ class IntervalStats {
   LatencyHistogram read_;
   LatencyHistogram write_;
   LatencyHistogram delete_;
+};
+
+/// The replay target of a cache (or hierarchy) C: untimed when `timed` is null (the functional
+/// runner); else timed on the wall clock (experiments/run/wall_cell.h) and, when `series` is
+/// set, feeding it in wall time since the run began: a request counts where it started (its
+/// device bytes too), its latency where it ended. snapshot() returns the cumulative counters
+/// (IntervalCounters), including `counts`, which this keeps. One type for both runners: a
+/// predictable branch per request instead of a second instantiation of every cache type.
+template <class C, class Snapshot>
+struct WallSeries {
+  C& cache;
+  WallTimedCache<C>* timed;
+  IntervalStats* series;
+  IntervalCounters& counts;
+  Snapshot snapshot;
+  uint64_t warmup_requests;
+  uint64_t index = 0;
+  bool access(const Request& r) {
+    if (timed == nullptr) return cache.access(r);
+    const bool hit = timed->access(r);
+    if (series != nullptr) {
+      series->advance(timed->last_start_ns(), snapshot);
+      series->issued(index < warmup_requests);
+      count_op(counts, r, hit);
+      series->advance(timed->last_end_ns(), snapshot);
+      series->completed(op_class(r), timed->last_end_ns() - timed->last_start_ns());
+    }
+    ++index;
+    return hit;
+  }
 };
 
 }  // namespace flashpq

@@ -63,16 +63,6 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
 
 namespace {
 
-// A hierarchy whose accesses are timed on the wall clock when `timed` is set (one replay loop
-// for both runners: a predictable branch per request instead of a second instantiation of every
-// hierarchy type).
-template <class T>
-struct MaybeWallTimed {
-  T& tiers;
-  WallTimedCache<T>* timed;
-  bool access(const Request& r) { return timed ? timed->access(r) : tiers.access(r); }
-};
-
 // The functional runner, or with `wall` the wall-clock runner on that device (the same one).
 Measurement run_tiered_replay(const CellConfig& cell, const CellPlan& plan, Device& device,
                               BlockDevice* wall) {
@@ -81,21 +71,42 @@ Measurement run_tiered_replay(const CellConfig& cell, const CellPlan& plan, Devi
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   HitStats stats;
   stats.reserve(plan.trace_objects);
+  // stats.interval_s on the wall clock: the series and its counts.
+  std::optional<IntervalStats> series;
+  if (wall && cell.stats.enabled()) {
+    series.emplace(cell.stats.interval_ns, cell.stats_path, IntervalStats::Shape::kTiered);
+  }
+  IntervalCounters counts;
   with_tiers(cell, plan, device, [&](auto& tiers) {
     using T = std::remove_reference_t<decltype(tiers)>;
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     std::optional<WallTimedCache<T>> timed;
     if (wall) timed.emplace(tiers, plan.warmup_requests, timing, device.io_log());
-    MaybeWallTimed<T> replayed{tiers, timed ? &*timed : nullptr};
+    auto snapshot = [&] {
+      IntervalCounters c = counts;
+      add_device_counters(c, device);
+      const TierCounters& t = tiers.tier_counters();
+      c.dram_hits = t.dram_hits;
+      c.flash_hits = t.flash_hits;
+      c.backing_bytes_read = t.backing_read_bytes;
+      c.backing_bytes_written = t.backing_write_bytes;
+      c.offloaded_reads = t.offloaded_reads;
+      return c;
+    };
+    WallSeries<T, decltype(snapshot)> replayed{
+        tiers,    timed ? &*timed : nullptr, series ? &*series : nullptr, counts,
+        snapshot, plan.warmup_requests};
     if (wall) wall->begin_nvme_measurement();
     m.replayed = replay_stream(replayed, reader, stats, plan.warmup_requests,
                                [&] { end_warmup(m, device, tiers); });
     if (wall) wall->end_nvme_measurement();
+    if (series && timed) series->finish(timed->last_end_ns(), snapshot());
     finish(m, tiers, device);
   });
   m.counted = stats.counters();
   m.tiered = true;
+  if (series) m.stats_file = cell.stats_file;
   if (wall) {
     if (timing.requests) m.timing = timing;
     m.runner_columns = fio_columns(timing, LatencyHistogram{});

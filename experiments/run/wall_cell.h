@@ -31,6 +31,8 @@ class WallTimedCache {
     if (io_log_) io_log_->set_now_ns(t0 - origin_);
     const bool hit = c_.access(r);
     const uint64_t t1 = now();
+    last_start_ns_ = t0 - origin_;
+    last_end_ns_ = t1 - origin_;
     if (i_++ >= warmup_) {
       if (first_ == UINT64_MAX) first_ = t0;
       m_.record(op_class(r), t1 - t0, r.size_bytes);
@@ -38,6 +40,9 @@ class WallTimedCache {
     }
     return hit;
   }
+  /// The last access's start and end, ns since construction.
+  uint64_t last_start_ns() const { return last_start_ns_; }
+  uint64_t last_end_ns() const { return last_end_ns_; }
 
  private:
   static uint64_t now() {
@@ -52,6 +57,8 @@ class WallTimedCache {
   uint64_t origin_;
   uint64_t i_ = 0;
   uint64_t first_ = UINT64_MAX;
+  uint64_t last_start_ns_ = 0;
+  uint64_t last_end_ns_ = 0;
 };
 
 /// fio's names for the timing of a wall-clock run (runner_column_names()): iops, bw_bytes, and

@@ -6,10 +6,13 @@
 // cache's decisions).
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "devices/block/block_config.h"
 #include "devices/block/safety.h"
@@ -29,6 +32,7 @@ namespace {
 
 using Catch::Contains;
 using testing::scratch_dir;
+using testing::slurp;
 using testing::TempDir;
 
 const std::string kBundled = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
@@ -52,6 +56,18 @@ std::string param(const CellConfig& c, const std::string& key) {
   }
   return "<absent>";
 }
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char ch : line) {
+    if (ch == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
 ResultRow run(const CellConfig& cell) {
   return run_cell(cell, summarize_trace(cell.trace));
 }
@@ -231,6 +247,39 @@ TEST_CASE("a hierarchy with its flash tier on a real file decides as on the null
   CHECK(number(b, "latency_p99_us") > 0);
   CHECK(number(b, "iops") > 0);
   CHECK(column(a, "latency_p50_us").empty());
+  // A series on the wall clock: every request counted once, where it started.
+  Experiment with_series =
+      load_experiment(dir.write("s.yaml", base + on_file_device), {{"stats.interval_s", "0.02"}});
+  CellConfig& cell = with_series.cells[0];
+  cell.stats_path = dir.file("series.csv");
+  cell.stats_file = "series.csv";
+  const ResultRow c = run(cell);
+  REQUIRE(column(c, "error").empty());
+  CHECK(column(c, "stats_file") == "series.csv");
+  CHECK(column(c, "flash_hits") == column(a, "flash_hits"));
+  std::istringstream in(slurp(cell.stats_path));
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split_csv_line(line);
+  auto at = [&](const std::vector<std::string>& f, const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return f[static_cast<size_t>(it - header.begin())];
+  };
+  double requests = 0, completed = 0, written = 0, last_time = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f = split_csv_line(line);
+    f.resize(header.size());
+    requests += std::stod(at(f, "requests"));
+    completed += std::stod(at(f, "completed_requests"));
+    written += std::stod(at(f, "flash_bytes_written"));
+    CHECK(at(f, "nand_bytes_written").empty());  // a real device reports none
+    CHECK(std::stod(at(f, "time_s")) > last_time);
+    last_time = std::stod(at(f, "time_s"));
+  }
+  CHECK(requests == number(c, "trace_requests"));
+  CHECK(completed == number(c, "trace_requests"));
+  CHECK(written >= number(c, "host_bytes_written"));  // the warm-up's writes too
   // On the wall clock the backing store is counted and DRAM takes the host's own time.
   CHECK_THROWS_WITH(
       load_experiment(
