@@ -63,6 +63,21 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
 
 namespace {
 
+// A hierarchy's series counters (experiments/run/interval_stats.h): `counts` (requests and
+// hits, kept by the runner), the device's bytes and the tiers'.
+template <class D>
+IntervalCounters tier_snapshot(const IntervalCounters& counts, const D& device,
+                               const TierCounters& t) {
+  IntervalCounters c = counts;
+  add_device_counters(c, device);
+  c.dram_hits = t.dram_hits;
+  c.flash_hits = t.flash_hits;
+  c.backing_bytes_read = t.backing_read_bytes;
+  c.backing_bytes_written = t.backing_write_bytes;
+  c.offloaded_reads = t.offloaded_reads;
+  return c;
+}
+
 // The functional runner, or with `wall` the wall-clock runner on that device (the same one).
 Measurement run_tiered_replay(const CellConfig& cell, const CellPlan& plan, Device& device,
                               BlockDevice* wall) {
@@ -83,17 +98,7 @@ Measurement run_tiered_replay(const CellConfig& cell, const CellPlan& plan, Devi
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     std::optional<WallTimedCache<T>> timed;
     if (wall) timed.emplace(tiers, plan.warmup_requests, timing, device.io_log());
-    auto snapshot = [&] {
-      IntervalCounters c = counts;
-      add_device_counters(c, device);
-      const TierCounters& t = tiers.tier_counters();
-      c.dram_hits = t.dram_hits;
-      c.flash_hits = t.flash_hits;
-      c.backing_bytes_read = t.backing_read_bytes;
-      c.backing_bytes_written = t.backing_write_bytes;
-      c.offloaded_reads = t.offloaded_reads;
-      return c;
-    };
+    auto snapshot = [&] { return tier_snapshot(counts, device, tiers.tier_counters()); };
     WallSeries<T, decltype(snapshot)> replayed{
         tiers,    timed ? &*timed : nullptr, series ? &*series : nullptr, counts,
         snapshot, plan.warmup_requests};
@@ -163,14 +168,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
     bool warm_taken = false;
     if (store) tiers.set_backing_listener(&SimFlashBacking::on_backing, &*store);
     auto snapshot = [&] {
-      IntervalCounters c = counts;
-      add_device_counters(c, device);
-      const TierCounters& t = tiers.tier_counters();
-      c.dram_hits = t.dram_hits;
-      c.flash_hits = t.flash_hits;
-      c.backing_bytes_read = t.backing_read_bytes;
-      c.backing_bytes_written = t.backing_write_bytes;
-      c.offloaded_reads = t.offloaded_reads;
+      IntervalCounters c = tier_snapshot(counts, device, tiers.tier_counters());
       if (nhc) c.nhc_load_admit = nhc->load_admit();
       return c;
     };

@@ -378,11 +378,11 @@ TEST_CASE("calibrate: a bad profile file is an error naming file, line and key",
     REQUIRE_THROWS_WITH(load_simflash_profile(p), Catch::Contains("'extra'"));
   }
   SECTION("a map as a key (YAML's '? ' form), at any level") {
-    for (const std::string& where :
+    for (const char* where :
          {"? {a: 1}\n: 2\n", "device: {channels: 2}\nidentity:\n  ? kind: file\n",
           "device:\n  ? [channels]\n  : 2\n"}) {
-      const std::string p =
-          write_file(dir, "p.yaml", "format: flashpq-simflash-profile 1\nbase: tiny\n" + where);
+      const std::string p = write_file(
+          dir, "p.yaml", std::string("format: flashpq-simflash-profile 1\nbase: tiny\n") + where);
       REQUIRE_THROWS_WITH(load_simflash_profile(p),
                           Catch::Contains(p + ":") &&
                               Catch::Contains("expected a key (a name), found a map or a list"));
