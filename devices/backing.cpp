@@ -11,11 +11,11 @@ namespace flashpq {
 const KeySpec kBackingDeviceKey =
     key("backing.device", ValueType::kEnum)
         .def("counted")
-        .choices({"counted", "fixed_latency", "simflash"})
+        .choices({"counted", "fixed_latency", "simflash", "block"})
         .desc(
             "a hierarchy's backing store: counted (bytes only, no time), fixed_latency (a "
-            "FIFO server of fixed bandwidth, then a fixed latency) or simflash (a second "
-            "simulated flash device)");
+            "FIFO server of fixed bandwidth, then a fixed latency), simflash (a second "
+            "simulated flash device) or block (a real file or device, on the wall clock)");
 
 namespace {
 
@@ -55,6 +55,12 @@ const KeySpec kUtilization =
             "simflash: exported / physical space of the backing device, sized to hold every "
             "object");
 
+const KeySpec kPath =
+    key("backing.path", ValueType::kPath)
+        .desc(
+            "block: the backing store's file (created or extended to hold every object) or "
+            "block device (checked by the same gate as device.path)");
+
 }  // namespace
 
 const SectionSpec& backing_section() {
@@ -70,13 +76,19 @@ const SectionSpec& backing_section() {
                      {},
                      {}},
        ComponentSpec{
-           "simflash", "a second simulated flash device", {kProfile, kUtilization}, {}, {}, {}}}};
+           "simflash", "a second simulated flash device", {kProfile, kUtilization}, {}, {}, {}},
+       ComponentSpec{"block", "a real file or block device", {kPath}, {}, {}, {}}}};
   return section;
 }
 
 BackingConfig BackingConfig::from(const Params& params) {
   BackingConfig c;
   const std::string kind = params.get<std::string>(kBackingDeviceKey);
+  if (kind == "block") {
+    c.kind = BackingKind::kBlock;
+    c.path = params.get<std::string>(kPath);
+    return c;
+  }
   if (kind == "simflash") {
     c.kind = BackingKind::kSimFlash;
     c.profile = params.get<std::string>(kProfile);

@@ -21,6 +21,9 @@
 //                  dies and channels run on the same event clock as the flash tier's, and a
 //                  request's backing work completes when its NAND operations do
 //                  (experiments/run/backing_store.h lays the objects out on it).
+//   block          a real file or block device (`backing.path`), for a hierarchy on the wall
+//                  clock: every backing read and write is I/O there, inside the request's
+//                  timed access (laid out as for simflash; the device's safety gate applies).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +34,7 @@
 namespace flashpq {
 
 /// backing.device.
-enum class BackingKind { kCounted, kFixedLatency, kSimFlash };
+enum class BackingKind { kCounted, kFixedLatency, kSimFlash, kBlock };
 
 /// The `backing:` section, resolved.
 struct BackingConfig {
@@ -45,6 +48,8 @@ struct BackingConfig {
   /// physical space exported, in (0, 1).
   std::string profile = "tiny";
   double utilization = 0.8;
+  /// block: the file or device.
+  std::string path;
 
   bool timed() const { return kind != BackingKind::kCounted; }
   /// Decodes the backing.* values of `params` (unset keys take their defaults). Throws

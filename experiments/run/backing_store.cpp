@@ -1,4 +1,4 @@
-// experiments/run/backing_store.cpp — the backing store on simflash
+// experiments/run/backing_store.cpp — a backing store on a device of its own
 // (experiments/run/backing_store.h).
 #include "experiments/run/backing_store.h"
 
@@ -7,52 +7,66 @@
 #include <stdexcept>
 #include <string>
 
+#include "devices/block/block_device.h"
 #include "devices/simflash/simflash_config.h"
 #include "engine/key_hash.h"
 
 namespace flashpq {
 
-SimFlashBacking::SimFlashBacking(const BackingConfig& config, uint64_t objects,
-                                 uint64_t working_set_bytes, uint64_t seed) {
+DeviceBacking::DeviceBacking(const BackingConfig& config, uint64_t objects,
+                             uint64_t working_set_bytes, uint64_t seed,
+                             const std::string& force_destroy) {
   DeviceConfig dc;
-  dc.name = "simflash";
   dc.seed = seed;
-  dc.params.set("device.profile", config.profile);
-  dc.params.set("device.utilization", config.utilization);
-  SimFlashConfig f = simflash_config(dc.params, seed);
-  page_bytes_ = f.page_size_bytes;
+  if (config.kind == BackingKind::kSimFlash) {
+    dc.name = "simflash";
+    dc.params.set("device.profile", config.profile);
+    dc.params.set("device.utilization", config.utilization);
+    page_bytes_ = simflash_config(dc.params, seed).page_size_bytes;
+  }
   // Every object rounded up to pages (at most one partial page each), with 25 % slack.
   const uint64_t pages = working_set_bytes / page_bytes_ + std::max<uint64_t>(objects, 1);
   const uint64_t bytes = (pages + pages / 4) * page_bytes_;
-  dc.params = simflash_with_blocks_per_plane(dc.params, simflash_blocks_per_plane_for(f, bytes));
-  device_ = std::make_unique<SimFlashDevice>(dc);
-  pages_ = device_->ftl().config().exported_bytes() / page_bytes_;
+  if (config.kind == BackingKind::kSimFlash) {
+    const SimFlashConfig f = simflash_config(dc.params, seed);
+    dc.params = simflash_with_blocks_per_plane(dc.params, simflash_blocks_per_plane_for(f, bytes));
+    auto d = std::make_unique<SimFlashDevice>(dc);
+    simflash_ = d.get();
+    device_ = std::move(d);
+  } else {
+    dc.name = "block";
+    dc.force_destroy = force_destroy;
+    dc.params.set("device.path", config.path);
+    dc.params.set("device.capacity", std::to_string(bytes));
+    device_ = std::make_unique<BlockDevice>(dc);
+  }
+  pages_ = device_->capacity_bytes() / page_bytes_;
   slots_.assign(std::bit_ceil(std::max<uint64_t>(16, 2 * objects)), Slot{});
   mask_ = slots_.size() - 1;
 }
 
-void SimFlashBacking::fill() {
+void DeviceBacking::fill() {
   const uint64_t chunk = 256 * page_bytes_;
   const uint64_t end = pages_ * page_bytes_;
   for (uint64_t off = 0; off < end; off += chunk) device_->write(off, std::min(chunk, end - off));
 }
 
-SimFlashBacking::Slot& SimFlashBacking::slot_of(uint64_t key) {
+DeviceBacking::Slot& DeviceBacking::slot_of(uint64_t key) {
   for (uint64_t i = hash_key(key) & mask_;; i = (i + 1) & mask_) {
     Slot& s = slots_[i];
     if (!s.used || s.key == key) return s;
   }
 }
 
-void SimFlashBacking::access(uint64_t key, uint32_t size_bytes, bool write) {
+void DeviceBacking::access(uint64_t key, uint32_t size_bytes, bool write) {
   Slot& s = slot_of(key);
   const uint32_t pages =
       static_cast<uint32_t>(std::max<uint64_t>(1, (size_bytes + page_bytes_ - 1) / page_bytes_));
   if (!s.used || pages > s.pages) {
     if (next_page_ + pages > pages_) {
-      throw std::runtime_error(
-          "backing.device simflash: the objects' extents outgrew the device (" +
-          std::to_string(pages_) + " pages; objects that grow get a new extent)");
+      throw std::runtime_error("backing.device: the objects' extents outgrew the backing device (" +
+                               std::to_string(pages_) +
+                               " pages; objects that grow get a new extent)");
     }
     s = Slot{key, next_page_, pages, true};
     next_page_ += pages;

@@ -48,9 +48,9 @@ const std::vector<Requirement>& runner_requirements() {
     r.push_back(
         {{{kTiersModeKey.name, {"none"}, true}, {device_section().selector, {"block"}, false}},
          kBackingDeviceKey.name,
-         {"counted"},
-         "on the wall clock a hierarchy's backing store is counted (fixed_latency is "
-         "simulated)"});
+         {"counted", "block"},
+         "on the wall clock a hierarchy's backing store is counted or a real device "
+         "(fixed_latency and simflash are simulated)"});
     r.push_back({{{kTiersModeKey.name, {"nhc_wa", "nhc_wb"}, false}},
                  kTimingModeKey.name,
                  {"simulated"},
@@ -60,6 +60,11 @@ const std::vector<Requirement>& runner_requirements() {
          kBackingDeviceKey.name,
          {"fixed_latency", "simflash"},
          "a timed hierarchy needs a backing device that takes time"});
+    r.push_back({{{kBackingDeviceKey.name, {"block"}, false}},
+                 device_section().selector,
+                 {"block"},
+                 "a block backing store runs on the wall clock, under a flash tier on a real "
+                 "device"});
     r.push_back({{{kBackingDeviceKey.name, {"counted"}, true}},
                  kTiersModeKey.name,
                  {"wt", "wb", "wa", "wo", "pt", "nhc_wa", "nhc_wb"},

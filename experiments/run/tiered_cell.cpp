@@ -92,8 +92,16 @@ Measurement run_tiered_replay(const CellConfig& cell, const CellPlan& plan, Devi
     series.emplace(cell.stats.interval_ns, cell.stats_path, IntervalStats::Shape::kTiered);
   }
   IntervalCounters counts;
+  // backing.device block (the wall clock): its I/O inside each request's timed access.
+  std::optional<DeviceBacking> store;
+  if (wall && cell.backing.kind == BackingKind::kBlock) {
+    store.emplace(cell.backing, plan.trace_objects, plan.trace_working_set_bytes, cell.seed,
+                  cell.device.force_destroy);
+    store->fill();
+  }
   with_tiers(cell, plan, device, [&](auto& tiers) {
     using T = std::remove_reference_t<decltype(tiers)>;
+    if (store) tiers.set_backing_listener(&DeviceBacking::on_backing, &*store);
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     std::optional<WallTimedCache<T>> timed;
@@ -147,9 +155,10 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
   stats.reserve(plan.trace_objects);
   FixedLatencyServer backing(cell.backing);
   // backing.device simflash: a second device on the same clock, filled before the run.
-  std::optional<SimFlashBacking> store;
+  std::optional<DeviceBacking> store;
   if (cell.backing.kind == BackingKind::kSimFlash) {
-    store.emplace(cell.backing, plan.trace_objects, plan.trace_working_set_bytes, cell.seed);
+    store.emplace(cell.backing, plan.trace_objects, plan.trace_working_set_bytes, cell.seed,
+                  cell.device.force_destroy);
     store->fill();
   }
   std::optional<NhcController> nhc;
@@ -166,7 +175,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
     PrefetchReader prefetch(open_cell_trace(cell, plan));
     ProgressReader reader(prefetch, plan.progress, plan.interrupt);
     bool warm_taken = false;
-    if (store) tiers.set_backing_listener(&SimFlashBacking::on_backing, &*store);
+    if (store) tiers.set_backing_listener(&DeviceBacking::on_backing, &*store);
     auto snapshot = [&] {
       IntervalCounters c = tier_snapshot(counts, device, tiers.tier_counters());
       if (nhc) c.nhc_load_admit = nhc->load_admit();
@@ -216,7 +225,7 @@ Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
             series->completed(op, completion_ns - arrival_ns);
           }
         },
-        store ? &store->device() : nullptr);
+        store ? store->simflash() : nullptr);
     if (!warm_taken) end_warmup(m, device, tiers);
     if (series) series->finish(r.end_ns, snapshot());
     stats.flush();

@@ -280,11 +280,35 @@ TEST_CASE("a hierarchy with its flash tier on a real file decides as on the null
   CHECK(requests == number(c, "trace_requests"));
   CHECK(completed == number(c, "trace_requests"));
   CHECK(written >= number(c, "host_bytes_written"));  // the warm-up's writes too
-  // On the wall clock the backing store is counted and DRAM takes the host's own time.
+  // The backing store on a file of its own: every backing read and write is I/O there; the
+  // decisions and counts are the counted store's. The file holds every object: pages of 4 KiB
+  // for the working set plus one partial page per object, and 25 % slack.
+  const std::string store = dir.file("store.img");
+  const ResultRow d = run(
+      load_experiment(dir.write("b.yaml", base + on_file_device +
+                                              "backing: {device: block, path: " + store + "}\n"),
+                      {})
+          .cells[0]);
+  REQUIRE(column(d, "error").empty());
+  for (const char* k : {"requests", "hits", "dram_hits", "flash_hits", "backing_read_bytes",
+                        "backing_write_bytes", "dirty_bytes_flushed", "host_bytes_written"}) {
+    INFO(k);
+    CHECK(column(d, k) == column(a, k));
+  }
+  const uint64_t pages = static_cast<uint64_t>(number(d, "trace_working_set_bytes")) / 4096 +
+                         static_cast<uint64_t>(number(d, "trace_unique_objects"));
+  CHECK(std::filesystem::file_size(store) == (pages + pages / 4) * 4096);
+  CHECK(number(d, "latency_p99_us") > 0);
+  CHECK_THROWS_WITH(
+      load_experiment(dir.write("c.yaml", base + "backing: {device: block, path: " + store + "}\n"),
+                      {}),
+      Contains("device.name") && Contains("block backing store"));
+  // On the wall clock the backing store is counted or a device, and DRAM takes the host's own
+  // time.
   CHECK_THROWS_WITH(
       load_experiment(
           dir.write("g.yaml", base + on_file_device + "backing: {device: fixed_latency}\n"), {}),
-      Contains("backing.device") && Contains("counted"));
+      Contains("backing.device") && Contains("fixed_latency and simflash are simulated"));
   CHECK_THROWS_WITH(load_experiment(dir.write("h.yaml", base + on_file_device),
                                     {{"tiers.dram_latency_us", "10"}}),
                     Contains("tiers.dram_latency_us") && Contains("10"));
