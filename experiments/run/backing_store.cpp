@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,18 +19,20 @@ DeviceBacking::DeviceBacking(const BackingConfig& config, uint64_t objects,
                              const std::string& force_destroy) {
   DeviceConfig dc;
   dc.seed = seed;
+  std::optional<SimFlashConfig> flash;
   if (config.kind == BackingKind::kSimFlash) {
     dc.name = "simflash";
     dc.params.set("device.profile", config.profile);
     dc.params.set("device.utilization", config.utilization);
-    page_bytes_ = simflash_config(dc.params, seed).page_size_bytes;
+    flash = simflash_config(dc.params, seed);
+    page_bytes_ = flash->page_size_bytes;
   }
   // Every object rounded up to pages (at most one partial page each), with 25 % slack.
   const uint64_t pages = working_set_bytes / page_bytes_ + std::max<uint64_t>(objects, 1);
   const uint64_t bytes = (pages + pages / 4) * page_bytes_;
-  if (config.kind == BackingKind::kSimFlash) {
-    const SimFlashConfig f = simflash_config(dc.params, seed);
-    dc.params = simflash_with_blocks_per_plane(dc.params, simflash_blocks_per_plane_for(f, bytes));
+  if (flash) {
+    dc.params =
+        simflash_with_blocks_per_plane(dc.params, simflash_blocks_per_plane_for(*flash, bytes));
     auto d = std::make_unique<SimFlashDevice>(dc);
     simflash_ = d.get();
     device_ = std::move(d);

@@ -87,9 +87,8 @@ void add_device_counters(IntervalCounters& c, const Device& device) {
 }
 
 void add_device_counters(IntervalCounters& c, const SimFlashDevice& device) {
-  const DeviceCounters d = device.counters();
-  c.flash_bytes_written = d.write_bytes;
-  c.flash_bytes_read = d.read_bytes;
+  add_device_counters(c, static_cast<const Device&>(device));
+  c.has_nand = true;
   c.nand_bytes_written =
       device.ftl().counters().nand_pages_written * device.ftl().config().page_size_bytes;
 }

@@ -59,10 +59,6 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
   });
 }
 
-}  // namespace
-
-namespace {
-
 // A hierarchy's series counters (experiments/run/interval_stats.h): `counts` (requests and
 // hits, kept by the runner), the device's bytes and the tiers'.
 template <class D>
