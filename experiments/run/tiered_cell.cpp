@@ -38,22 +38,25 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
   const FrameworkConfig exact{"exact", {}};
   NullDevice dram_device;
   with_policy(PolicyConfig{cell.tiers.dram_policy, {}}, [&](auto dram_policy) {
-    with_framework(exact, dram_config, std::move(dram_policy), dram_device, [&](auto& dram) {
-      with_policy(cell.policy, [&](auto policy) {
-        with_framework(cell.framework, plan.cache, std::move(policy), device, [&](auto& flash) {
-          // Objects DRAM is expected to hold: the cache's estimate scaled by the capacities.
-          if (plan.tiers.dram) {
-            dram.reserve(
-                static_cast<size_t>(1 + static_cast<double>(plan.expected_objects) *
-                                            static_cast<double>(dram_config.capacity_bytes) /
-                                            static_cast<double>(plan.cache.capacity_bytes)));
-          }
-          flash.reserve(plan.expected_objects);
-          TiersConfig tiers_config = plan.tiers;
-          tiers_config.flash_expected_objects = plan.expected_objects;
-          TieredCache tiers(tiers_config, dram, flash);
-          fn(tiers);
-        });
+    // Built by type on the exact queue: dispatching DRAM's framework by name would instantiate
+    // a hierarchy for every framework as DRAM's, three times the code of the one that runs.
+    using DP = decltype(dram_policy);
+    Cache<DP, ExactFramework::Queue<DP>> dram(dram_config, exact, std::move(dram_policy),
+                                              dram_device);
+    with_policy(cell.policy, [&](auto policy) {
+      with_framework(cell.framework, plan.cache, std::move(policy), device, [&](auto& flash) {
+        // Objects DRAM is expected to hold: the cache's estimate scaled by the capacities.
+        if (plan.tiers.dram) {
+          dram.reserve(
+              static_cast<size_t>(1 + static_cast<double>(plan.expected_objects) *
+                                          static_cast<double>(dram_config.capacity_bytes) /
+                                          static_cast<double>(plan.cache.capacity_bytes)));
+        }
+        flash.reserve(plan.expected_objects);
+        TiersConfig tiers_config = plan.tiers;
+        tiers_config.flash_expected_objects = plan.expected_objects;
+        TieredCache tiers(tiers_config, dram, flash);
+        fn(tiers);
       });
     });
   });
