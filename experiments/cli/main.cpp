@@ -1,4 +1,4 @@
-// experiments/main.cpp — the `flashpq` command line (CLI11).
+// experiments/cli/main.cpp — the `flashpq` command line (CLI11).
 //
 //   flashpq run FILE.yaml [--set KEY=VALUE]... [-o OUT] [--jobs N] [--memory BYTES] [--resume
 //       [--stale error|rerun|keep]] [--cells I-J,...] [--progress S] [--summary-cache DIR]
