@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -93,16 +94,90 @@ class OpLogGuard {
 
 }  // namespace detail
 
+/// A batched request source seen through one function pointer (one indirect call per batch of
+/// requests, never per request): what the simulated run reads.
+struct BatchSource {
+  size_t (*read)(void* context, std::span<Request> out) = nullptr;
+  void* context = nullptr;
+  /// A source with `size_t read(std::span<Request>)` (TraceReader, PrefetchReader, SpanSource).
+  /// REQUIRES: `source` outlives the BatchSource.
+  template <class Source>
+  static BatchSource of(Source& source) {
+    return {[](void* c, std::span<Request> out) -> size_t {
+              return static_cast<Source*>(c)->read(out);
+            },
+            &source};
+  }
+};
+
+/// Called when a request completes, warm-up included: (index, arrival_ns, completion_ns,
+/// payload_bytes, op class), through a function pointer (one indirect call per completion).
+struct CompletionObserver {
+  void (*call)(void* context, uint64_t index, uint64_t arrival_ns, uint64_t completion_ns,
+               uint64_t bytes, OpClass op) = nullptr;
+  void* context = nullptr;
+  /// `observe` called as observe(index, arrival_ns, completion_ns[, bytes[, op]]) — whichever
+  /// it takes. REQUIRES: `observe` outlives the CompletionObserver.
+  template <class Observe>
+  static CompletionObserver of(Observe& observe) {
+    return {[](void* c, uint64_t index, uint64_t arrival_ns, uint64_t completion_ns,
+               uint64_t bytes, OpClass op) {
+              Observe& o = *static_cast<Observe*>(c);
+              if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t,
+                                                OpClass>) {
+                o(index, arrival_ns, completion_ns, bytes, op);
+              } else if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t,
+                                                       uint64_t>) {
+                o(index, arrival_ns, completion_ns, bytes);
+              } else {
+                o(index, arrival_ns, completion_ns);
+              }
+            },
+            &observe};
+  }
+};
+
+/// The discrete-event engine of a simulated run (see the header comment), compiled once: the
+/// caller drives it request by request — next() runs the clock to the next request to issue,
+/// the caller performs the request's device operations, issued() queues the NAND operations
+/// they logged — so that only that loop is instantiated per cache type (run_timed below).
+class SimulatedReplay {
+ public:
+  /// `second`: a second simflash device on the same clock (null: none). Throws
+  /// std::invalid_argument if timing is invalid or its mode is not simulated. The FTLs' op logs
+  /// point into this object until it is destroyed.
+  SimulatedReplay(SimFlashDevice& device, const TimingConfig& timing, uint64_t warmup_requests,
+                  uint64_t seed, BatchSource source, CompletionObserver observe,
+                  SimFlashDevice* second = nullptr);
+  ~SimulatedReplay();
+  SimulatedReplay(const SimulatedReplay&) = delete;
+  SimulatedReplay& operator=(const SimulatedReplay&) = delete;
+
+  /// Handles events until a request is to be issued: sets `r`, its index (issue order) and the
+  /// clock, and returns true; false when every request has completed. After true, the caller
+  /// performs the request's device operations and calls issued() before next() again.
+  bool next(Request& r, uint64_t& index, uint64_t& now_ns);
+  /// The request next() returned was performed; `elsewhere_ns` is when work it caused elsewhere
+  /// completes (≤ now: none).
+  void issued(uint64_t elsewhere_ns);
+  /// The result, once next() has returned false.
+  TimedRunResult finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
 /// Runs every request of `source` on `device` in simulated time (see the header comment).
 ///  * source: an object with `size_t read(std::span<Request> out)` filling out and returning the
 ///    count, 0 at the end (TraceReader, PrefetchReader, SpanSource). Request::time_ns is the
 ///    trace timestamp the trace arrival process reads.
 ///  * issue: called as issue(const Request&, uint64_t index) at the request's arrival, in source
 ///    order; it performs the request's device operations on `device` (directly or through a
-///    cache whose framework writes to `device`). Called through the template, never virtually.
-///    Or it is called as issue(const Request&, uint64_t index, uint64_t now_ns) and returns
-///    the time, ns (≥ now_ns), at which work the request caused elsewhere completes (now_ns
-///    when there is none): a hierarchy's backing device.
+///    cache whose framework writes to `device`). Inlined into the loop below, never called
+///    virtually. Or it is called as issue(const Request&, uint64_t index, uint64_t now_ns) and
+///    returns the time, ns (≥ now_ns), at which work the request caused elsewhere completes
+///    (now_ns when there is none): a hierarchy's backing device.
 ///  * seed: the cell's seed (the poisson process draws from its arrival stream).
 ///  * observe: called as observe(index, arrival_ns, completion_ns) when each request
 ///    completes, warm-up included (tests and traces of latencies; the overload without it
@@ -119,178 +194,19 @@ template <class Source, class Issue, class Observe>
 TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
                          uint64_t warmup_requests, uint64_t seed, Source& source, Issue&& issue,
                          Observe&& observe, SimFlashDevice* second = nullptr) {
-  timing.validate();
-  if (timing.mode != TimingMode::kSimulated) {
-    throw std::invalid_argument(std::string("run_timed: timing.mode must be simulated, got ") +
-                                timing_mode_name(timing.mode));
-  }
-  constexpr uint32_t kNone = 0xFFFFFFFFu;
-  struct Slot {
-    uint64_t index;
-    uint64_t arrival_ns;
-    uint64_t bytes;
-    uint32_t outstanding;   // flash jobs not yet finished
-    uint32_t outstanding2;  // the second device's jobs not yet finished
-    uint32_t parts;         // parts not yet finished: the flash side, the second device's, the work
-                            // issue returned
-    uint32_t client;        // closed loop; or the free-list link when free
-    OpClass op;
-    bool measured;
-  };
-
-  const bool closed = timing.arrival == ArrivalProcess::kClosedLoop;
-  FlashTiming flash(device.ftl().config());
-  const SimFlashConfig& fc = device.ftl().config();
-  const auto host_overhead_ns = static_cast<uint64_t>(std::llround(fc.host_overhead_us * 1e3));
-  const auto host_command_ns = static_cast<uint64_t>(std::llround(fc.host_command_us * 1e3));
-  // ns per payload byte over the host link (0: instant).
-  const double link_ns_per_byte =
-      fc.host_link_mib_s > 0 ? 1e9 / (fc.host_link_mib_s * 1048576.0) : 0.0;
-  const bool host_side = host_overhead_ns != 0 || host_command_ns != 0 || link_ns_per_byte != 0;
-  uint64_t controller_free_ns = 0;  // when the controller finishes its last request
-  EventQueue events;
-  std::vector<FlashOp> log;
-  log.reserve(4096);
-  detail::OpLogGuard guard(device.ftl(), &log);
-  // The second device's events carry ids from kSecondIds on (FlashTiming's id_base).
-  constexpr uint32_t kSecondIds = 1u << 30;
-  std::optional<FlashTiming> flash2;
-  std::vector<FlashOp> log2;
-  std::optional<detail::OpLogGuard> guard2;
-  if (second != nullptr) {
-    flash2.emplace(second->ftl().config(), kSecondIds);
-    log2.reserve(4096);
-    guard2.emplace(second->ftl(), &log2);
-  }
-  RequestReader<Source> reader(source);
-  std::vector<Slot> slots;
-  uint32_t free_slot = kNone;
-  uint32_t in_flight = 0;
-  uint64_t first_arrival_ns = 0;
-  uint64_t last_completion_ns = 0;
-  TimedRunResult result;
-  TimingMetrics& m = result.metrics;
-
-  auto complete = [&](uint32_t s) {
-    const uint64_t now = events.now();
-    Slot& slot = slots[s];
-    if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t, OpClass>) {
-      observe(slot.index, slot.arrival_ns, now, slot.bytes, slot.op);
-    } else if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t>) {
-      observe(slot.index, slot.arrival_ns, now, slot.bytes);
-    } else {
-      observe(slot.index, slot.arrival_ns, now);
-    }
-    if (slot.measured) {
-      m.record(slot.op, now - slot.arrival_ns, slot.bytes);
-      last_completion_ns = std::max(last_completion_ns, now);
-    }
-    --in_flight;
-    if (closed) events.schedule(now + timing.think_time_ns, EventKind::kClientReady, slot.client);
-    slot.client = free_slot;
-    free_slot = s;
-  };
-
-  auto issue_now = [&](const Request& r, uint32_t client) {
-    const uint64_t index = result.requests++;
-    uint32_t s;
-    if (free_slot != kNone) {
-      s = free_slot;
-      free_slot = slots[s].client;
-    } else {
-      s = static_cast<uint32_t>(slots.size());
-      slots.emplace_back();
-    }
-    const bool measured = index >= warmup_requests;
-    if (index == warmup_requests) first_arrival_ns = events.now();
-    slots[s] = Slot{index, events.now(), r.size_bytes, 0, 0, 0, client, op_class(r), measured};
-    result.max_in_flight = std::max(result.max_in_flight, ++in_flight);
-    log.clear();
-    log2.clear();
-    if (FioIoLog* io_log = device.io_log()) io_log->set_now_ns(events.now());
-    uint64_t elsewhere_ns = 0;
+  SimulatedReplay run(device, timing, warmup_requests, seed, BatchSource::of(source),
+                      CompletionObserver::of(observe), second);
+  Request r;
+  uint64_t index = 0, now_ns = 0;
+  while (run.next(r, index, now_ns)) {
     if constexpr (std::is_invocable_v<Issue&, const Request&, uint64_t, uint64_t>) {
-      elsewhere_ns = issue(r, index, events.now());
+      run.issued(issue(r, index, now_ns));
     } else {
       issue(r, index);
-    }
-    const uint32_t jobs = flash.submit(log, s, events);
-    const uint32_t jobs2 = flash2 ? flash2->submit(log2, s, events) : 0;
-    slots[s].outstanding = jobs;
-    slots[s].outstanding2 = jobs2;
-    slots[s].parts =
-        (jobs != 0 ? 1u : 0u) + (jobs2 != 0 ? 1u : 0u) + (elsewhere_ns > events.now() ? 1u : 0u);
-    if (slots[s].parts == 0) {
-      complete(s);  // no NAND operation: no host overhead either
-    } else if (elsewhere_ns > events.now()) {
-      events.schedule(elsewhere_ns, EventKind::kElsewhereDone, s);
-    }
-  };
-  auto part_done = [&](uint32_t s) {
-    if (--slots[s].parts == 0) complete(s);
-  };
-
-  Request pending;
-  std::optional<OpenLoopArrivals> arrivals;
-  if (closed) {
-    for (uint32_t c = 0; c < timing.clients; ++c) events.schedule(0, EventKind::kClientReady, c);
-  } else {
-    arrivals.emplace(timing, seed);
-    if (reader.next(pending)) {
-      events.schedule(arrivals->next(pending.time_ns), EventKind::kArrival, 0);
+      run.issued(0);
     }
   }
-
-  while (!events.empty()) {
-    const Event e = events.pop();
-    switch (e.kind) {
-      case EventKind::kArrival: {
-        const Request r = pending;
-        issue_now(r, 0);
-        if (reader.next(pending)) {
-          events.schedule(arrivals->next(pending.time_ns), EventKind::kArrival, 0);
-        }
-        break;
-      }
-      case EventKind::kClientReady: {
-        Request r;
-        if (reader.next(r)) issue_now(r, e.id);  // else the client retires
-        break;
-      }
-      case EventKind::kDieDone:
-      case EventKind::kChannelDone:
-        if (flash2 && e.id >= kSecondIds) {
-          for (const uint32_t s : flash2->handle(e, events)) {
-            if (--slots[s].outstanding2 == 0) part_done(s);
-          }
-          break;
-        }
-        for (const uint32_t s : flash.handle(e, events)) {
-          if (--slots[s].outstanding != 0) continue;
-          if (!host_side) {
-            part_done(s);
-            continue;
-          }
-          // The controller serves requests in the order their flash work finished.
-          const uint64_t service =
-              host_command_ns + static_cast<uint64_t>(std::llround(
-                                    link_ns_per_byte * static_cast<double>(slots[s].bytes)));
-          controller_free_ns = std::max(controller_free_ns, events.now()) + service;
-          events.schedule(controller_free_ns + host_overhead_ns, EventKind::kRequestDone, s);
-        }
-        break;
-      case EventKind::kRequestDone:
-      case EventKind::kElsewhereDone:
-        part_done(e.id);
-        break;
-    }
-  }
-
-  result.events = events.popped();
-  result.end_ns = events.now();
-  result.flash = flash.counters();
-  if (m.requests != 0) m.interval_ns = last_completion_ns - first_arrival_ns;
-  return result;
+  return run.finish();
 }
 
 /// run_timed without an observer.
