@@ -47,7 +47,8 @@ trace.io_size            yes       write size: bytes with an optional unit, as i
 device.utilization       yes       exported ÷ physical capacity, fraction in (0, 1]
 wa_ftl                   yes       NAND ÷ host bytes written (×); an empty cell is skipped
 throughput_mib_s         no        host write throughput, MiB/s (panel (b) when non-empty)
-framework.name           no        rows other than ``direct`` are ignored with a warning
+framework.name           no        rows of another framework than ``direct`` are ignored
+                                   with a warning; empty (or absent): a device run
 seed                     no        cells differing only in seed are averaged
 =======================  ========  ===========================================================
 
@@ -88,6 +89,13 @@ Rows are matched on the varying parameters other than ``device.*`` and ``timing.
 vary within one device's rows (e.g. two utilizations) make separate bars, labelled
 "simflash (utilization=0.9)".  A cell missing a metric, or a configuration without a row for
 one device, leaves that bar out; "n/a" marks the gap and a warning says which.
+
+A column absent from the file reads as an empty one (plots/results.py).  Default titles are
+"EXPERIMENT: WHAT — CONTEXT" (the ``experiment`` column, the figure's kind, and what the rows
+share: pattern, trace, device); ``--title`` replaces them.  Latency lines told apart by policy
+and/or framework only take their styles from plots/style.py (colour the policy's, or the
+framework's when only frameworks differ; dash the framework's); other lines, and the ``wa``
+lines (one per utilization or write size, in ascending order), a colour, marker and dash each.
 
 Exit status: 0 on success, 2 on a user error (unreadable or malformed file, missing column,
 malformed histogram, nothing to plot, unwritable output), with a one-line message on stderr.
@@ -131,6 +139,7 @@ from plots.style import COLORS as _COLORS  # noqa: E402
 from plots.style import DASHES as _DASHES  # noqa: E402
 from plots.style import MARKERS as _MARKERS  # noqa: E402
 from plots.style import RC as _RC  # noqa: E402
+from plots.style import NAMED_PARAMETERS, figure_title, line_style  # noqa: E402
 from plots.style import save as _save  # noqa: E402
 
 PROG = "flash"
@@ -261,11 +270,12 @@ def _context(rows) -> str:
     return ", ".join(parts)
 
 
-def _title(title, what: str, context: str, width_in: float) -> str:
-    """*title*, or "what — context", broken before the context when wider than *width_in*
-    inches at 10 pt."""
+def _title(title, what: str, context: str, width_in: float, experiment: str = "") -> str:
+    """*title*, or "experiment: what — context" (plots/style.py figure_title), broken before
+    the context when wider than *width_in* inches at 10 pt."""
     if title is not None:
         return title
+    what = figure_title(None, experiment, what)
     if context and (len(what) + len(context) + 3) * 0.075 > width_in:
         return f"{what}\n{context}"
     return " — ".join(p for p in (what, context) if p)
@@ -317,13 +327,17 @@ def wa_series(rows, x: str = "size"):
         raise ResultsError(f"unknown x axis {x!r} (size or utilization)")
     located = _located(rows)
     _require(located, (IO_SIZE, UTILIZATION, WA), "for the write-amplification plot")
-    if any(FRAMEWORK in r for _, r in located):
-        others = [(w, r) for w, r in located if _str(r, FRAMEWORK).lower() != "direct"]
+    # Rows of another framework than direct are left out; a row without framework.name (empty,
+    # or the column absent from the file) is taken for a device run.
+    if any(not _blank(r, FRAMEWORK) for _, r in located):
+        others = [(w, r) for w, r in located
+                  if not _blank(r, FRAMEWORK) and _str(r, FRAMEWORK).lower() != "direct"]
         if others:
-            names = sorted({_str(r, FRAMEWORK) or "(empty)" for _, r in others})
+            names = sorted({_str(r, FRAMEWORK) for _, r in others})
             _warn(f"ignoring {len(others)} row{'s' if len(others) > 1 else ''} whose "
                   f"{FRAMEWORK} is not 'direct' ({', '.join(names)}): device runs only")
-            located = [(w, r) for w, r in located if _str(r, FRAMEWORK).lower() == "direct"]
+            located = [(w, r) for w, r in located
+                       if _blank(r, FRAMEWORK) or _str(r, FRAMEWORK).lower() == "direct"]
         if not located:
             raise ResultsError(f"no row has {FRAMEWORK} = direct; nothing to plot")
 
@@ -430,7 +444,7 @@ def plot_wa(rows, out_path: str, x: str = "size", title: str | None = None) -> F
 
     with matplotlib.rc_context(_RC):
         width = 3.7 * len(panels) + 0.8
-        full_title = _title(title, what, meta["context"], width)
+        full_title = _title(title, what, meta["context"], width, results.experiment_name(rows))
         labels = [s.label for s in series] + ["WA = 1"]
         ncol = _legend_cols(labels, width - 0.2)
         top_h = 0.2 + 0.17 * (full_title.count("\n") + 1) + 0.19 * math.ceil(len(labels) / ncol)
@@ -557,12 +571,17 @@ def histogram_percentile_ns(pairs, q: float) -> int:
 
 
 class LatencySeries(NamedTuple):
-    """One line of the ``latency`` figure: the parsed histogram of one row, its label, and
-    the percentile columns present (``{"p50": µs, ...}``, by :data:`PERCENTILES` label)."""
+    """One line of the ``latency`` figure: the parsed histogram of one row, its label, the
+    percentile columns present (``{"p50": µs, ...}``, by :data:`PERCENTILES` label), and the
+    row's policy label ("slru-3") and framework name ("" when empty)."""
     label: str
     pairs: list
     percentiles_us: dict
     where: str
+    policy: str = ""
+    framework: str = ""
+
+
 
 
 def latency_series(rows):
@@ -570,7 +589,10 @@ def latency_series(rows):
 
     Labels name the parameters that vary between those rows (:func:`varying_keys`); with no
     varying parameter, the device name.  Rows with an empty histogram are skipped with a
-    warning; a malformed one is a :class:`ResultsError`.  *meta* holds ``context``.
+    warning; a malformed one is a :class:`ResultsError`.  *meta* holds ``context`` and
+    ``styled_by``: the subset of {"policy", "framework"} that tells the lines apart when the
+    varying parameters are policy.name, policy.segments and framework.name alone (else empty:
+    the lines take a colour each in row order).
     """
     located = _located(rows)
     _require(located, (HISTOGRAM,), "for the latency CDF")
@@ -602,8 +624,13 @@ def latency_series(rows):
     for (where, r, pairs, pcts), label in zip(kept, labels):
         if labels.count(label) > 1:
             label = f"{label} ({where})"
-        series.append(LatencySeries(label, pairs, pcts, where))
-    return series, {"context": _context([r for _, r, *_ in kept])}
+        series.append(LatencySeries(label, pairs, pcts, where, results.policy_label(r),
+                                    _str(r, FRAMEWORK)))
+    styled_by = set()
+    if keys and all(k in NAMED_PARAMETERS for k in keys) and \
+            len({(s.policy, s.framework) for s in series}) == len(series):
+        styled_by = {NAMED_PARAMETERS[k] for k in keys}
+    return series, {"context": _context([r for _, r, *_ in kept]), "styled_by": styled_by}
 
 
 def plot_latency(rows, out_path: str, tail: bool = False, title: str | None = None) -> Figure:
@@ -622,9 +649,19 @@ def plot_latency(rows, out_path: str, tail: bool = False, title: str | None = No
         ax = fig.add_subplot()
         handles = []
         all_x, min_tail = [], 1.0
+        styled_by = meta["styled_by"]
         for i, s in enumerate(series):
-            color = _COLORS[i % len(_COLORS)]
-            dash = _DASHES[(i // len(_COLORS)) % len(_DASHES)]
+            if styled_by:  # plots/style.py: colour the policy's, dash the framework's
+                st = line_style(policy=s.policy if "policy" in styled_by else None,
+                                framework=(s.framework or "?") if "framework" in styled_by
+                                else (s.framework or None),
+                                alone="framework" not in styled_by)
+                color, dash, width, alpha = (st["color"], st["linestyle"], st["linewidth"],
+                                             st["alpha"])
+            else:
+                color = _COLORS[i % len(_COLORS)]
+                dash = _DASHES[(i // len(_COLORS)) % len(_DASHES)]
+                width, alpha = 1.3, 1.0
             if tail:
                 xs, ys = histogram_tail(s.pairs)
                 if len(xs) < 2:
@@ -640,7 +677,7 @@ def plot_latency(rows, out_path: str, tail: bool = False, title: str | None = No
             xs = [max(v, 1e-3) for v in xs]
             all_x += xs
             (line,) = ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=dash,
-                              linewidth=1.3, label=s.label, zorder=3)
+                              linewidth=width, alpha=alpha, label=s.label, zorder=3)
             handles.append(line)
             for _col, q, name, marker in PERCENTILES:
                 if name in s.percentiles_us:
@@ -677,7 +714,8 @@ def plot_latency(rows, out_path: str, tail: bool = False, title: str | None = No
             ax.set_ylim(0.0, 1.02)
             ax.set_ylabel("fraction of requests ≤ latency")
         ax.grid(True, which="major", linewidth=0.5, alpha=0.4)
-        ax.set_title(_title(title, what, meta["context"], 3.6), fontsize=10)
+        ax.set_title(_title(title, what, meta["context"], 3.6, results.experiment_name(rows)),
+                     fontsize=10)
         ax.legend(handles=handles, loc="upper left", frameon=False,
                   bbox_to_anchor=(1.15 if tail else 1.02, 1.0), borderaxespad=0.0)
         fig.tight_layout()
@@ -854,7 +892,7 @@ def plot_sim_vs_real(rows, out_path: str, title: str | None = None) -> Figure:
         panel_h = 1.55
         ncol = _legend_cols(d.variants, width - 0.2)
         what = "simulated vs. real device"
-        full_title = _title(title, what, d.context, width)
+        full_title = _title(title, what, d.context, width, results.experiment_name(rows))
         title_h = 0.13 + 0.17 * (full_title.count("\n") + 1)
         top_h = title_h + 0.06 + 0.19 * math.ceil(n_var / ncol)
         bottom_h = 0.3 + 0.15 * n_lines + (0.055 * longest * 0.5 if rotate else 0.0)

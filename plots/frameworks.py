@@ -15,8 +15,14 @@ Subcommands (all take ``--title T``; figures are written at 150 dpi):
                    amplification (``wa_implementation``, host / miss bytes), with a
                    dashed reference line at 1.
 ``k-sensitivity``  Figure 9: x = RIPQ insertion points K (log2 axis), y = object-wise
-                   hit ratio, one line per algorithm (ripq rows only), plus a dashed
-                   horizontal line per algorithm at its exact-framework hit ratio.
+                   hit ratio, one line per algorithm (ripq rows only: ripq's dash), plus
+                   a thick horizontal line per algorithm at its exact-framework hit
+                   ratio (the exact queue's reference style), in the algorithm's colour.
+
+Styles follow plots/style.py: bars take their framework's colour and hatch (variants
+of one framework, e.g. sipq-0.5 and sipq-0.9, its colour in tones), lines their
+algorithm's colour and marker and their framework's dash.  The default title is
+"EXPERIMENT: WHAT — TRACE — CACHE SIZE" (``experiment`` column); ``--title`` replaces it.
 
 Input: a FlashPQ results file, CSV or JSON Lines (one row per cell), loaded by
 :func:`plots.results.load_results` (``policy.name``, ``cache_capacity_bytes``,
@@ -32,7 +38,10 @@ framework.occupancy          when sipq rows are present (label "sipq-θ")
 framework.insertion_points   k-sensitivity; otherwise only used to label ripq bars
                              "ripq-K<k>" when several K are present
 wa_implementation            wa (cells with it empty are skipped with a warning)
+experiment                   no: names the default title
 ===========================  =====================================================
+
+A column absent from the file reads as an empty one.
 
 Algorithm labels: "fifo"; "slru-L" for slru (lru is SLRU-1, whatever its
 policy.segments); "gdsf-L"; other policies by name.  Cells that map to the same
@@ -71,9 +80,7 @@ from plots.results import is_failed as _is_failed  # noqa: E402
 from plots.results import num as _num  # noqa: E402
 from plots.results import require as _require  # noqa: E402
 from plots.results import text as _str  # noqa: E402
-from plots.style import COLORS as _COLORS  # noqa: E402
-from plots.style import MARKERS as _MARKERS  # noqa: E402
-from plots.style import MIB, RC  # noqa: E402
+from plots.style import MIB, RC, bar_style, figure_title, line_style, tone  # noqa: E402
 from plots.style import save as _save  # noqa: E402
 
 PROG = "frameworks"
@@ -88,9 +95,6 @@ K_LABEL = "insertion points K"
 
 _POLICY_ORDER = {"fifo": 0, "lru": 1, "slru": 1, "gdsf": 2, "wtinylfu": 3}
 _FRAMEWORK_ORDER = {"exact": 0, "ripq": 1, "sipq": 2}
-# Framework variants: colour + hatch, so a grey print still tells them apart.
-_VARIANT_COLORS = ("#4d4d4d", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
-_HATCHES = ("", "///", "...", "\\\\\\", "xx", "oo")
 
 # Columns every figure of this module needs.
 REQUIRED_COLUMNS = ("policy.name", "cache_capacity_bytes", "object_hit_ratio", "byte_hit_ratio")
@@ -270,10 +274,9 @@ def k_series(rows, column: str = "object_hit_ratio"):
 # Drawing
 # --------------------------------------------------------------------------
 
-def _title(title, what: str, trace: str, note: str) -> str:
-    if title is not None:
-        return title
-    return " — ".join(p for p in (what, trace, note) if p)
+def _title(title, rows, what: str, trace: str, note: str) -> str:
+    """*title*, or "EXPERIMENT: WHAT — TRACE — NOTE" (plots/style.py figure_title)."""
+    return figure_title(title, results.experiment_name(rows), what, trace, note)
 
 
 def _zoomed_ylim(values, floor_at_zero: bool = False):
@@ -300,17 +303,19 @@ def _bar_figure(algs, variants, values, ylabel, title, ylim, ref_line=None) -> F
     ax = fig.subplots()
     bar_w = 0.8 / n_var
     handles = []
+    # Bars per framework variant: the framework's colour and hatch (plots/style.py); variants
+    # of one framework (sipq-0.5, sipq-0.9) in its tones, in their (sorted) order.
+    seen: dict[str, int] = {}
     for j, var in enumerate(variants):
+        base = var.split("-", 1)[0]
+        rank = seen[base] = seen.get(base, -1) + 1
+        style = bar_style(framework=var, framework_tone=tone(rank))
         xs = [i + (j - (n_var - 1) / 2) * bar_w
               for i, a in enumerate(algs) if (a, var) in values]
         ys = [values[(a, var)] for a in algs if (a, var) in values]
-        color = _VARIANT_COLORS[j % len(_VARIANT_COLORS)]
-        hatch = _HATCHES[j % len(_HATCHES)]
-        ax.bar(xs, ys, width=bar_w * 0.92, label=var, color=color,
-               edgecolor="white" if j == 0 else "black", linewidth=0.4,
-               hatch=hatch, zorder=3)
-        handles.append(Patch(facecolor=color, hatch=hatch, label=var,
-                             edgecolor="white" if j == 0 else "black", linewidth=0.4))
+        ax.bar(xs, ys, width=bar_w * 0.92, label=var, zorder=3, **style)
+        handles.append(Patch(facecolor=style["color"], hatch=style["hatch"], label=var,
+                             edgecolor=style["edgecolor"], linewidth=style["linewidth"]))
     if ref_line is not None:
         ax.axhline(ref_line, color="black", linestyle="--", linewidth=0.9, zorder=4)
     ax.set_xticks(range(len(algs)))
@@ -343,7 +348,7 @@ def plot_fidelity(rows, out_path: str, metric: str = "object",
     ylim = _zoomed_ylim(list(values.values()))
     with matplotlib.rc_context(RC):
         fig = _bar_figure(algs, variants, values, ylabel,
-                          _title(title, ylabel, trace, note), ylim)
+                          _title(title, rows, ylabel, trace, note), ylim)
         _save(fig, out_path)
     return fig
 
@@ -364,7 +369,8 @@ def plot_wa(rows, out_path: str, title: str | None = None) -> Figure:
     ylim = (0.0, 1.0 + 1.15 * (hi - 1.0) if hi > 1.05 else 1.15)
     with matplotlib.rc_context(RC):
         fig = _bar_figure(algs, variants, values, WA_LABEL,
-                          _title(title, "implementation write amplification", trace, note),
+                          _title(title, rows, "implementation write amplification", trace,
+                                 note),
                           ylim, ref_line=1.0)
         _save(fig, out_path)
     return fig
@@ -373,9 +379,11 @@ def plot_wa(rows, out_path: str, title: str | None = None) -> Figure:
 def plot_k_sensitivity(rows, out_path: str, title: str | None = None) -> Figure:
     """Figure 9: RIPQ object-wise hit ratio against insertion points K.
 
-    Solid lines (label = algorithm) for the ripq cells; dashed horizontal lines
-    (label = "<algorithm> exact") at the exact framework's hit ratio, same
-    colour.  Written to *out_path* at 150 dpi and returned.
+    Lines in ripq's dash (label = algorithm) for the ripq cells; thick horizontal
+    lines in the exact queue's reference style (label = "<algorithm> exact") at the
+    exact framework's hit ratio, in the algorithm's colour (plots/style.py).  The
+    legend lists the algorithms, and a key of the exact lines when any is drawn.
+    Written to *out_path* at 150 dpi and returned.
     """
     column, ylabel = METRICS["object"]
     algs, series, exact_y, note, trace = k_series(rows, column)
@@ -392,20 +400,23 @@ def plot_k_sensitivity(rows, out_path: str, title: str | None = None) -> Figure:
         FigureCanvasAgg(fig)
         ax = fig.subplots()
         handles = []
-        for i, alg in enumerate(algs):
-            color = _COLORS[i % len(_COLORS)]
+        for alg in algs:
+            # Lines per algorithm: its colour and marker; ripq's dash; exact the reference.
+            style = line_style(policy=alg, framework="ripq")
             xs = [k for k, _ in series[alg]]
             ys = [y for _, y in series[alg]]
-            (line,) = ax.plot(xs, ys, label=alg, color=color,
-                              marker=_MARKERS[i % len(_MARKERS)], markersize=4.5,
-                              linewidth=1.4, zorder=3, clip_on=False)
+            (line,) = ax.plot(xs, ys, label=alg, clip_on=False, **style)
             handles.append(line)
             if alg in exact_y:
-                ax.axhline(exact_y[alg], color=color, linestyle="--", linewidth=0.9,
-                           alpha=0.9, label=f"{alg} exact", zorder=2)
+                ref = line_style(policy=alg, framework="exact")
+                ax.axhline(exact_y[alg], color=ref["color"], linestyle=ref["linestyle"],
+                           linewidth=ref["linewidth"], alpha=ref["alpha"], zorder=ref["zorder"],
+                           label=f"{alg} exact")
         if exact_y:
-            handles.append(Line2D([], [], color="0.3", linestyle="--", linewidth=0.9,
-                                  label="exact (same colour)"))
+            ref = line_style(framework="exact")
+            handles.append(Line2D([], [], color="0.3", linestyle=ref["linestyle"],
+                                  linewidth=ref["linewidth"], alpha=ref["alpha"],
+                                  label="exact (thick, same colour)"))
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(ks))
         ax.xaxis.set_minor_locator(NullLocator())
@@ -419,7 +430,7 @@ def plot_k_sensitivity(rows, out_path: str, title: str | None = None) -> Figure:
         ax.set_ylabel(ylabel)
         ax.grid(True, linewidth=0.5, alpha=0.4)
         fig.tight_layout(rect=(0, 0, 1, 1 - top_h / height))
-        fig.suptitle(_title(title, "RIPQ: hit ratio vs. insertion points", trace, note),
+        fig.suptitle(_title(title, rows, "RIPQ: hit ratio vs. insertion points", trace, note),
                      y=1 - 0.06 / height, va="top", fontsize=10)
         fig.legend(handles=handles, loc="upper center", ncol=ncol,
                    bbox_to_anchor=(0.5, 1 - 0.3 / height), frameon=False,

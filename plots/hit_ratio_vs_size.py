@@ -21,8 +21,10 @@ policy.segments        for slru  number of segments L (integer); appended to
 framework.name         no        if it takes several values, lines are
                                  labelled "policy / framework"
 device.name            no        likewise appended to the label if it varies
-trace.path             no        default title = base name of the trace file;
+trace.path             no        base name ends the default title;
                                  appended to the label if it varies
+experiment             no        default title "EXPERIMENT: hit ratio vs. cache
+                                 size — TRACE"
 error                  no        non-empty for failed cells; such rows are
                                  skipped with a warning on stderr
 =====================  ========  ==============================================
@@ -30,8 +32,12 @@ error                  no        non-empty for failed cells; such rows are
 Output: one figure with two side-by-side panels (object-wise and byte-wise
 hit ratio), x = cache size in MiB (bytes / 2**20), log-scaled when the sizes
 span more than a factor of 10, one line with markers per policy, points
-sorted by size; colour + marker identify the policy, dash style (hollow
-markers) the framework/device/trace variant.  Title and a shared legend sit
+sorted by size.  Styles follow plots/style.py: colour + marker are the
+policy's (the framework's when a single policy is drawn beside several
+frameworks), dash is the framework's (the exact queue drawn thick beneath
+the others when other frameworks are drawn too), and the marker's fill tells
+device/trace variants apart (full, hollow, half...).  Missing optional
+columns read as empty ones.  Title and a shared legend sit
 above the panels so they never cover data.  Written at 150 dpi (PNG unless the output name asks for
 another format matplotlib knows, e.g. .pdf).
 
@@ -48,7 +54,7 @@ import argparse
 import math
 import os
 import sys
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 if __package__ in (None, ""):  # run as a script: make ``plots`` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -72,10 +78,7 @@ from plots.results import ResultsError  # noqa: E402
 from plots.results import is_failed as _is_failed  # noqa: E402
 from plots.results import num as _num  # noqa: E402
 from plots.results import text as _str  # noqa: E402
-from plots.style import COLORS as _COLORS  # noqa: E402
-from plots.style import DASHES as _DASHES  # noqa: E402
-from plots.style import MIB, RC, save  # noqa: E402
-from plots.style import MARKERS as _MARKERS  # noqa: E402
+from plots.style import MIB, RC, figure_title, line_style, save  # noqa: E402
 
 PROG = "hit_ratio_vs_size"
 
@@ -96,6 +99,22 @@ PANELS = (
     ("byte_hit_ratio", "byte-wise hit ratio"),
 )
 XLABEL = "cache size (MiB)"
+# Marker fills telling device/trace variants apart (in sorted order of the variant's text).
+FILLS = ("full", "none", "top", "bottom", "left", "right")
+
+
+class Series(NamedTuple):
+    """One line: *label* = *policy* + *variant* (" / framework / device / trace" of the columns
+    that vary); *framework* the row's ``framework.name`` (None when empty or absent); *other*
+    the device/trace part of the variant; *xs* cache sizes in MiB, ascending; *cols*
+    {ratio column: values}."""
+    label: str
+    policy: str
+    variant: str
+    framework: str | None
+    other: str
+    xs: list
+    cols: dict
 
 
 def _warn(msg: str) -> None:
@@ -131,10 +150,9 @@ def load_results(path: str) -> list[dict]:
 def _prepare(rows: Iterable[dict], quiet: bool = False):
     """Validate rows and group them into series.
 
-    Returns ``(series, meta)`` where series is a list of
-    ``(label, policy_label, variant_suffix, xs_mib, {ratio_col: ys})`` in
+    Returns ``(series, meta)`` where series is a list of :class:`Series` in
     first-appearance order, x sorted ascending, and meta holds the distinct
-    trace paths.
+    trace paths and experiment names.
     """
     # Locate rows in messages by CSV line (from load_results) or list index.
     located = [(getattr(r, "where", None) or f"row {i}", r)
@@ -151,7 +169,7 @@ def _prepare(rows: Iterable[dict], quiet: bool = False):
                if len({_str(r, c) for r in rows}) > 1]
 
     groups: dict[str, dict[int, list[tuple[float, float]]]] = {}
-    bases: dict[str, tuple[str, str]] = {}
+    bases: dict[str, tuple[str, str, str | None, str]] = {}
     for where, r in located:
         name = _str(r, "policy.name")
         if not name:
@@ -162,14 +180,16 @@ def _prepare(rows: Iterable[dict], quiet: bool = False):
                 raise ResultsError(
                     f"missing column 'policy.segments' (needed to label {name} lines)")
             base = f"{name}-{_num(r, 'policy.segments', where, int)}"
-        variant = ""
+        variant, other = "", ""
         for c in varying:
             v = _str(r, c)
             if c == "trace.path":
                 v = os.path.basename(v.rstrip("/")) or v
             variant += f" / {v or '?'}"
+            if c != "framework.name":
+                other += f" / {v or '?'}"
         label = base + variant
-        bases.setdefault(label, (base, variant))
+        bases.setdefault(label, (base, variant, _str(r, "framework.name") or None, other))
 
         size = _num(r, "cache_capacity_bytes", where, int)
         if size <= 0:
@@ -205,15 +225,16 @@ def _prepare(rows: Iterable[dict], quiet: bool = False):
                       f"with different hit ratios")
             for k, (col, _) in enumerate(PANELS):
                 cols[col].append(sum(p[k] for p in pts) / len(pts))
-        base, variant = bases[label]
-        series.append((label, base, variant, [s / MIB for s in sizes], cols))
+        base, variant, framework, other = bases[label]
+        series.append(Series(label, base, variant, framework, other,
+                             [s / MIB for s in sizes], cols))
 
     traces = []
     for r in rows:
         t = _str(r, "trace.path")
         if t and t not in traces:
             traces.append(t)
-    return series, {"traces": traces}
+    return series, {"traces": traces, "experiment": results.experiment_name(rows)}
 
 
 # --------------------------------------------------------------------------
@@ -228,10 +249,8 @@ def _fmt_mib(v: float, _pos=None) -> str:
     return f"{v:.3g}"
 
 
-def _default_title(traces: list[str]) -> str:
+def _trace_names(traces: list[str]) -> str:
     names = [os.path.basename(t.rstrip("/")) or t for t in traces]
-    if not names:
-        return "hit ratio vs. cache size"
     if len(names) <= 3:
         return ", ".join(names)
     return f"{len(names)} traces"
@@ -294,18 +313,24 @@ def _legend_layout(series, avail_in: float) -> tuple[int, list[int]]:
     variant; otherwise as many columns as fit in *avail_in* inches.
     """
     n = len(series)
-    longest = max(len(label) for label, *_ in series)
+    longest = max(len(s.label) for s in series)
     entry_in = 0.29 + 0.11 + 0.062 * longest + 0.18  # handle+pad+text+spacing
     max_cols = max(1, min(n, int(avail_in // entry_in)))
-    n_policies = len({base for _, base, *_ in series})
-    n_variants = len({var for _, _, var, *_ in series})
+    n_policies = len({s.policy for s in series})
+    n_variants = len({s.variant for s in series})
+    reading = list(range(n))
     if n_variants > 1 and n_policies <= max_cols:
         ncol = n_policies
+        # One row per variant, one column per policy (both in order of appearance).
+        policies = list(dict.fromkeys(s.policy for s in series))
+        variants = list(dict.fromkeys(s.variant for s in series))
+        reading.sort(key=lambda i: (variants.index(series[i].variant),
+                                    policies.index(series[i].policy)))
     else:
         rows = math.ceil(n / max_cols)
         ncol = math.ceil(n / rows)
     # matplotlib fills legends column by column; permute so it reads by row.
-    order = [k for c in range(ncol) for k in range(c, n, ncol)]
+    order = [reading[k] for c in range(ncol) for k in range(c, n, ncol)]
     return ncol, order
 
 
@@ -319,14 +344,15 @@ def plot_hit_ratio_vs_size(rows: list[dict], out_path: str,
     ``object_hit_ratio`` and ``byte_hit_ratio`` (fractions in [0, 1]), plus
     ``policy.segments`` for slru/gdsf rows.  Optional: ``framework.name``,
     ``device.name``, ``trace.path`` (label suffix when they vary; trace base
-    name is the default *title*), ``error`` (non-empty rows are ignored).
+    name ends the default title), ``experiment`` (the default *title* is "EXPERIMENT: hit
+    ratio vs. cache size — TRACE"), ``error`` (non-empty rows are ignored).
 
     The figure is written to *out_path* at 150 dpi and returned (not closed)
     so callers can inspect it.  Raises :class:`ResultsError` on bad input.
     """
     series, meta = _prepare(rows)
-    if title is None:
-        title = _default_title(meta["traces"])
+    title = figure_title(title, meta["experiment"], "hit ratio vs. cache size",
+                         _trace_names(meta["traces"]))
 
     width = 7.0                       # full text width of a two-column paper
     panel_h = 2.6
@@ -335,32 +361,33 @@ def plot_hit_ratio_vs_size(rows: list[dict], out_path: str,
     top_h = 0.34 + 0.19 * legend_rows  # title + legend band, inches
     height = panel_h + top_h
 
-    # Colour + marker identify the policy; dash (and hollow markers) the
-    # framework/device/trace variant, so a figure printed in grey still works.
-    policies = list(dict.fromkeys(base for _, base, _, _, _ in series))
-    variants = list(dict.fromkeys(var for _, _, var, _, _ in series))
+    # The rule of plots/style.py: colour + marker the policy's (the framework's when one
+    # policy is drawn beside several frameworks), dash the framework's, and the marker's fill
+    # the device/trace variant, so a figure printed in grey still works.
+    by_policy = len({s.policy for s in series}) > 1 or len({s.framework for s in series}) == 1
+    alone = len({s.framework for s in series}) == 1
+    others = sorted({s.other for s in series})
 
     with matplotlib.rc_context(RC):
         fig = Figure(figsize=(width, height))
         FigureCanvasAgg(fig)
         axes = fig.subplots(1, 2)
-        all_x = [x for *_, xs, _ in series for x in xs]
+        all_x = [x for s in series for x in s.xs]
         handles = []
         for ax, (col, ylabel) in zip(axes, PANELS):
-            for label, base, variant, xs, cols in series:
-                pi, vi = policies.index(base), variants.index(variant)
-                color = _COLORS[pi % len(_COLORS)]
-                dash = _DASHES[(vi + pi // len(_COLORS)) % len(_DASHES)]
+            for s in series:
+                if by_policy:
+                    style = line_style(policy=s.policy, framework=s.framework, alone=alone)
+                else:  # an empty framework.name is labelled "?"; styled so too
+                    style = line_style(framework=s.framework or "?", alone=alone)
                 (line,) = ax.plot(
-                    xs, cols[col], label=label, color=color,
-                    marker=_MARKERS[pi % len(_MARKERS)],
-                    markerfacecolor=color if vi == 0 else "white",
-                    linestyle=dash, linewidth=1.4, markersize=4.5,
-                    clip_on=False, zorder=3)
+                    s.xs, s.cols[col], label=s.label,
+                    fillstyle=FILLS[others.index(s.other) % len(FILLS)],
+                    clip_on=False, **style)
                 if ax is axes[0]:
                     handles.append(line)
             _set_xaxis(ax, all_x)
-            ax.set_ylim(*_ylimits([y for *_, c in series for y in c[col]]))
+            ax.set_ylim(*_ylimits([y for s in series for y in s.cols[col]]))
             ax.set_xlabel(XLABEL)
             ax.set_ylabel(ylabel)
             ax.grid(True, which="major", linewidth=0.5, alpha=0.4)
@@ -391,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", required=True,
                     help="output figure path (PNG, 150 dpi)")
     ap.add_argument("--title", default=None,
-                    help="figure title (default: base name of trace.path)")
+                    help="figure title (default: the experiment's name, the figure's kind "
+                         "and the trace's base name)")
     args = ap.parse_args(argv)
     return results.run_figure_command(
         PROG, args.results, args.output, load_results,

@@ -23,15 +23,20 @@ object_hit_ratio          hits / gets, fraction
 wa_implementation         host bytes / miss bytes inserted (empty: objects stay in DRAM)
 wa_ftl                    NAND pages / host pages (empty on devices without an FTL model)
 wa_combined               wa_implementation x wa_ftl
-trace.path                optional: the default title is its base name
+experiment                optional: the default title is "EXPERIMENT: hit ratio and ..."
+trace.path                optional: its base name ends the default title
 notes                     optional: a cell's configuration warnings, repeated on stderr
 ========================  ===============================================================
 
+Missing optional columns read as empty ones (plots/results.py).
+
 Output: a figure of two rows and one column per policy (in the order met).  Top: object-wise
-hit ratio against cache size, one line per framework (colour and marker per framework, the same
-in every panel).  Bottom: combined WA, solid, and implementation WA, dashed, in the framework's
-colour: the gap between them is the FTL's factor; a dotted line marks WA = 1.  A framework
-without WA (exact, objects in DRAM only) has no line there and "(DRAM only)" in the legend.
+hit ratio against cache size, one line per framework in the framework's colour, marker and dash
+(plots/style.py, the same in every figure; the exact queue, the reference, drawn thick beneath
+the others).  Bottom: combined WA with filled markers and implementation WA with hollow ones, in
+the framework's style: the gap between them is the FTL's factor; a dotted line marks WA = 1.
+The legend names the frameworks, and the kinds of WA drawn; a framework without WA (objects in
+DRAM only) has no line there and "(DRAM only)" in the legend.
 Then, unless --no-table, a table of the same numbers on stdout (one line per policy and cache
 size: each framework's hit ratio and combined WA), and the lines ``results: RESULTS`` and
 ``figure: FIGURE``.
@@ -56,10 +61,11 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")  # headless rendering; must precede any pyplot import
 
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 from plots import results  # noqa: E402
 from plots.results import ResultsError  # noqa: E402
-from plots.style import COLORS, MARKERS, MIB, RC, save  # noqa: E402
+from plots.style import MIB, RC, figure_title, line_style, save  # noqa: E402
 
 PROG = "hit_ratio_wa"
 REQUIRED = ("policy.name", "framework.name", "cache_capacity_bytes", "object_hit_ratio")
@@ -80,7 +86,8 @@ def _optional(row, col: str, where: str):
 def load_tradeoff(path: str) -> list[dict]:
     """One record per (policy label, framework, cache bytes), averaged over its cells: keys
     policy, framework, capacity_bytes, working_set_bytes (or None), hit_ratio, wa_impl, wa_ftl,
-    wa_combined (None when empty), trace.  Raises :class:`ResultsError` as load_results."""
+    wa_combined (None when empty or absent), trace, experiment.  Raises :class:`ResultsError`
+    as load_results."""
     rows = results.load_results(path, REQUIRED, prog=PROG)
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
@@ -98,6 +105,7 @@ def load_tradeoff(path: str) -> list[dict]:
             "wa_ftl": _optional(row, "wa_ftl", where),
             "wa_combined": _optional(row, "wa_combined", where),
             "trace": results.text(row, "trace.path"),
+            "experiment": results.text(row, "experiment"),
         }
         groups.setdefault((rec["policy"], rec["framework"], rec["capacity_bytes"]), []).append(rec)
     out = []
@@ -130,15 +138,23 @@ def _x_is_percent(records) -> bool:
     return all(r["working_set_bytes"] for r in records)
 
 
+# The two kinds of WA in the bottom row: (record key, legend text, marker face "filled" or
+# "hollow").  Both are drawn in the framework's colour, marker and dash (plots/style.py).
+WA_KINDS = (("wa_combined", "combined WA (filled markers)", "filled"),
+            ("wa_impl", "implementation WA (hollow markers)", "hollow"))
+
+
 def draw_tradeoff(records: list[dict], out_path: str, title: str | None = None) -> Figure:
     """Draws the figure (see the module docstring), writes it to *out_path* and returns it.
+
+    The legend above the panels holds one line per framework drawn, then one key per kind of
+    WA drawn (:data:`WA_KINDS`); the WA axis names the FTL factor only when both kinds are
+    drawn.  *title* None: "EXPERIMENT: hit ratio and write amplification on flash — TRACE".
     Raises :class:`ResultsError` when there is nothing to draw or the file cannot be written."""
     if not records:
         raise ResultsError("no rows to plot")
     policies, frameworks = _order(records)
     percent = _x_is_percent(records)
-    style = {f: (COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)])
-             for i, f in enumerate(frameworks)}
     has_wa = {f: any(r["wa_combined"] is not None or r["wa_impl"] is not None
                      for r in records if r["framework"] == f) for f in frameworks}
     xs = [_x(r) for r in records]
@@ -147,6 +163,7 @@ def draw_tradeoff(records: list[dict], out_path: str, title: str | None = None) 
         fig = Figure(figsize=(2.6 * len(policies) + 0.6, 5.2))
         axes = fig.subplots(2, len(policies), sharex="col", squeeze=False)
         handles = {}
+        kinds_drawn: set[str] = set()
         for j, policy in enumerate(policies):
             top, bottom = axes[0][j], axes[1][j]
             top.set_title(policy)
@@ -155,43 +172,53 @@ def draw_tradeoff(records: list[dict], out_path: str, title: str | None = None) 
                               key=_x)
                 if not recs:
                     continue
-                color, marker = style[f]
+                # One panel per policy: the series differ by framework only, so colour, marker
+                # and dash are the framework's; the exact queue alone in the reference style.
+                style = line_style(framework=f, alone=len(frameworks) == 1)
                 x = [_x(r) for r in recs]
-                # The reference (exact, first) drawn wide beneath the others, so it shows where
-                # they coincide.
-                wide = f == frameworks[0]
-                (line,) = top.plot(x, [r["hit_ratio"] for r in recs], color=color, marker=marker,
-                                   markersize=6 if wide else 4, linewidth=3.0 if wide else 1.4,
-                                   alpha=0.55 if wide else 1.0, zorder=1 if wide else 2)
+                (line,) = top.plot(x, [r["hit_ratio"] for r in recs], label=f, **style)
                 handles.setdefault(f, line)
-                combined = [(xi, r["wa_combined"]) for xi, r in zip(x, recs)
-                            if r["wa_combined"] is not None]
-                impl = [(xi, r["wa_impl"]) for xi, r in zip(x, recs) if r["wa_impl"] is not None]
-                if combined:
-                    bottom.plot(*zip(*combined), color=color, marker=marker, markersize=4,
-                                linewidth=1.4)
-                if impl:
-                    bottom.plot(*zip(*impl), color=color, linestyle="--", linewidth=0.9)
-            bottom.axhline(1.0, color="0.5", linestyle=":", linewidth=0.8)
+                for key, _text, face in WA_KINDS:
+                    pts = [(xi, r[key]) for xi, r in zip(x, recs) if r[key] is not None]
+                    if not pts:
+                        continue
+                    kinds_drawn.add(key)
+                    kw = dict(style)
+                    if face == "hollow":  # on top of the combined line, small: both show
+                        kw.update(markerfacecolor="white", linewidth=0.9, alpha=1.0,
+                                  markersize=3.5, zorder=4)
+                    else:
+                        kw.update(markersize=5.5)
+                    bottom.plot(*zip(*pts), label=f"{f} {key}", **kw)
+            bottom.axhline(1.0, color="0.5", linestyle=":", linewidth=0.8, label="WA = 1")
             if log_x:
                 top.set_xscale("log")
                 bottom.set_xscale("log")
             bottom.set_xlabel("cache size (% of working set)" if percent else "cache size (MiB)")
         axes[0][0].set_ylabel("object-wise hit ratio")
-        axes[1][0].set_ylabel("write amplification\n(solid: combined, dashed: implementation;\n"
-                              "FTL WA = combined ÷ implementation)")
+        axes[1][0].set_ylabel(
+            "write amplification\n(FTL WA = combined ÷ implementation)"
+            if len(kinds_drawn) == 2 else "write amplification")
         for ax_row in axes:  # one y scale per row, so panels compare at a glance
             lo = min(ax.get_ylim()[0] for ax in ax_row)
             hi = max(ax.get_ylim()[1] for ax in ax_row)
             for ax in ax_row:
                 ax.set_ylim(lo, hi)
+        legend_handles = list(handles.values())
         labels = [f if has_wa[f] else f"{f} (DRAM only)" for f in handles]
-        fig.legend(list(handles.values()), labels, loc="upper center", ncol=len(handles),
+        for key, text, face in WA_KINDS:
+            if key in kinds_drawn:
+                legend_handles.append(Line2D([], [], color="0.35", marker="o", linestyle="none",
+                                             markersize=5,
+                                             markerfacecolor="white" if face == "hollow"
+                                             else "0.35"))
+                labels.append(text)
+        fig.legend(legend_handles, labels, loc="upper center", ncol=len(legend_handles),
                    frameon=False, bbox_to_anchor=(0.5, 1.0))
         trace = next((r["trace"] for r in records if r["trace"]), "")
-        name = title if title is not None else (os.path.basename(trace) if trace else "")
-        fig.suptitle(f"{name}: hit ratio and write amplification on flash" if name else
-                     "hit ratio and write amplification on flash", y=1.05)
+        fig.suptitle(figure_title(title, results.experiment_name(records),
+                                  "hit ratio and write amplification on flash",
+                                  os.path.basename(trace)), y=1.05)
         fig.tight_layout()
         save(fig, out_path)
     return fig

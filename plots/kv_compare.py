@@ -15,8 +15,14 @@ axis from 1 µs, throughput (``throughput_rps``) and the object-wise hit ratio
 (``object_hit_ratio``: DRAM alone misses what it cannot hold).  An empty value (a workload without writes) draws
 no bar.
 
+Each configuration keeps its colour and hatch (plots/style.py ``CONFIGURATION_STYLES``); one
+legend above the panels names the configurations drawn.  The default title is "EXPERIMENT: p95
+latency and throughput, DRAM only against DRAM + flash" (the ``experiment`` column); ``--title``
+replaces it.
+
 Input: a FlashPQ results file (CSV, or JSON Lines when the name ends in .jsonl or .json).  Rows
-with a non-empty ``error`` are skipped with a warning.  Two rows of one (size, workload,
+with a non-empty ``error`` are skipped with a warning; a column absent from the file reads as an
+empty one.  Two rows of one (size, workload,
 configuration) are an error naming the row.  Exit status 2 with ``kv_compare.py: error:
 RESULTS: MESSAGE`` on a bad file.
 """
@@ -35,7 +41,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from plots import results  # noqa: E402
 from plots.results import ResultsError  # noqa: E402
-from plots.style import COLORS, RC, save  # noqa: E402
+from plots.style import CONFIGURATION_STYLES, RC, figure_title, named_style, save  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 import matplotlib  # noqa: E402
 
@@ -49,9 +56,10 @@ METRICS = (("read_latency_p95_us", "read p95 (µs)", True),
            ("object_hit_ratio", "object-wise hit ratio", False))
 
 
-def configuration(row) -> str:
-    """"DRAM only" for admit probability 0, "DRAM + flash" otherwise."""
-    return "DRAM only" if float(results.text(row, "tiers.admit_probability")) == 0 else \
+def configuration(row, where: str = "row") -> str:
+    """"DRAM only" for admit probability 0, "DRAM + flash" otherwise.  Raises
+    :class:`ResultsError` naming *where* when tiers.admit_probability is empty or no number."""
+    return "DRAM only" if results.num(row, "tiers.admit_probability", where) == 0 else \
         "DRAM + flash"
 
 
@@ -70,7 +78,7 @@ def table(rows) -> dict:
     for where, row in results.located(rows, PROG):
         records = int(results.num(row, "trace.record_count", where))
         cell = out.setdefault(records, {}).setdefault(workload(row), {})
-        conf = configuration(row)
+        conf = configuration(row, where)
         if conf in cell:
             raise ResultsError(f"{where}: a second row of {records} records, workload "
                                f"{workload(row)}, {conf}")
@@ -86,9 +94,11 @@ def log_floor(rows_by_conf, metric: str) -> float:
     return min(1.0, 10 ** math.floor(math.log10(min(values)))) if values else 1.0
 
 
-def plot(rows, out_path: str, title: str = "") -> None:
-    """Draws the figure of *rows* to *out_path* (see the module docstring)."""
+def plot(rows, out_path: str, title: str | None = None) -> Figure:
+    """Draws the figure of *rows* to *out_path* (see the module docstring) and returns it;
+    *title* None: the default title, "" none."""
     data = table(rows)
+    drawn: dict[str, dict] = {}
     with matplotlib.rc_context(RC):
         fig = Figure(figsize=(13, 2.6 * len(data)))
         FigureCanvasAgg(fig)
@@ -107,9 +117,12 @@ def plot(rows, out_path: str, title: str = "") -> None:
                         if v is not None:
                             xs.append(i + (k - (len(confs) - 1) / 2) * width)
                             ys.append(v)
-                    ax.bar(xs, ys, width, color=COLORS[k % len(COLORS)],
-                           hatch=("", "//")[k % 2], edgecolor="black", linewidth=0.4,
-                           label=conf)
+                    st = named_style(conf, CONFIGURATION_STYLES)
+                    style = {"color": st.color, "hatch": st.hatch, "edgecolor": "black",
+                             "linewidth": 0.4}
+                    if xs:
+                        drawn.setdefault(conf, style)
+                    ax.bar(xs, ys, width, label=conf, **style)
                 ax.set_xticks(range(len(names)))
                 ax.set_xticklabels(names)
                 if log:  # from 1 µs (or the power of ten under a smaller value: a DRAM hit on
@@ -119,12 +132,20 @@ def plot(rows, out_path: str, title: str = "") -> None:
                     ax.set_ylim(bottom=log_floor(by_workload.values(), metric))
                 ax.set_ylabel(label)
                 ax.set_title(f"{records:,} records")
-                if r == 0 and c == 0:
-                    ax.legend(frameon=False)
+        # One legend for the figure, of the configurations that have a bar somewhere.
+        order = sorted(drawn, key=lambda c: c != "DRAM only")
+        title = figure_title(title, results.experiment_name(rows),
+                             "p95 latency and throughput, " + " against ".join(order))
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
         if title:
-            fig.suptitle(title)
-        fig.tight_layout()
+            fig.suptitle(title, y=1 - 0.05 / fig.get_figheight(), va="top")
+        fig.legend(handles=[Patch(label=c, facecolor=drawn[c]["color"], hatch=drawn[c]["hatch"],
+                                  edgecolor="black", linewidth=0.4) for c in order],
+                   loc="upper center",
+                   ncol=len(order), frameon=False,
+                   bbox_to_anchor=(0.5, 1 - 0.25 / fig.get_figheight()))
         save(fig, out_path)
+    return fig
 
 
 def main(argv=None) -> int:

@@ -9,9 +9,12 @@ The figure of ``experiments/nhc.yaml`` (README "Cache hierarchies"): the NHC dem
 throughput benchmark (``../shared/seeds/nhc-demo-readme.txt``) as a sweep.  x = the offered
 rate ``timing.rate`` (requests/s); one panel per cache mode ``tiers.mode`` (wa, nhc_wa, …),
 with stacked areas for what each device served, ``flash_throughput_mib_s`` (the cache device)
-and ``backing_throughput_mib_s`` (the core device), in MiB/s; a second axis-free line gives the
-total served ``throughput_mib_s``; and a last panel overlays every mode's served requests/s
-``throughput_rps`` against the offered rate (the dashed diagonal: everything offered served).
+and ``backing_throughput_mib_s`` (the core device), in MiB/s, and a line of the total served
+``throughput_mib_s``; and a last panel overlays every mode's served requests/s
+``throughput_rps`` against the offered rate (the dashed diagonal: everything offered served),
+each mode in its own style (plots/style.py ``TIER_MODE_STYLES``).  The default title is
+"EXPERIMENT: served throughput against offered rate" (the ``experiment`` column); ``--title``
+replaces it.
 
 Input: a FlashPQ results file (CSV, or JSON Lines when the name ends in .jsonl or .json).
 Rows with a non-empty ``error`` are skipped with a warning.  Needed columns: ``tiers.mode``,
@@ -34,7 +37,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from plots import results  # noqa: E402
 from plots.results import ResultsError  # noqa: E402
-from plots.style import COLORS, DASHES, MARKERS, RC, save  # noqa: E402
+from plots.style import COLORS, TIER_MODE_STYLES, RC, figure_title, named_style, save  # noqa: E402
 
 import matplotlib  # noqa: E402
 
@@ -63,8 +66,9 @@ def series(rows) -> dict[str, list[tuple[float, float, float, float, float]]]:
     return {mode: [by_rate[r] for r in sorted(by_rate)] for mode, by_rate in out.items()}
 
 
-def plot(rows, out_path: str, title: str = "") -> None:
-    """Draws the figure of *rows* to *out_path* (see the module docstring)."""
+def plot(rows, out_path: str, title: str | None = None) -> Figure:
+    """Draws the figure of *rows* to *out_path* (see the module docstring) and returns it;
+    *title* None: the default title, "" none."""
     data = series(rows)
     with matplotlib.rc_context(RC):
         fig = Figure(figsize=(3.2 * (len(data) + 1), 2.8))
@@ -77,8 +81,8 @@ def plot(rows, out_path: str, title: str = "") -> None:
             core = [p[4] for p in pts]
             ax.stackplot(x, cache, core, colors=(COLORS[0], COLORS[2]), alpha=0.45,
                          labels=("cache device", "core device"))
-            ax.plot(x, [p[2] for p in pts], color="black", marker=MARKERS[0], markersize=3,
-                    label="served (requests)")
+            ax.plot(x, [p[2] for p in pts], color="black", marker="o", markersize=3,
+                    label="total served")
             ax.set_title(mode)
             ax.set_xlabel("offered rate (requests/s)")
             ax.set_ylabel("MiB/s")
@@ -86,10 +90,10 @@ def plot(rows, out_path: str, title: str = "") -> None:
             ax.legend(loc="upper left", frameon=False)
         ax = axes[-1]
         hi = 0.0
-        for i, (mode, pts) in enumerate(data.items()):
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=COLORS[i % len(COLORS)],
-                    marker=MARKERS[i % len(MARKERS)], linestyle=DASHES[i % len(DASHES)],
-                    markersize=3, label=mode)
+        for mode, pts in data.items():
+            st = named_style(mode, TIER_MODE_STYLES)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=st.color, marker=st.marker,
+                    linestyle=st.dash, markersize=3, label=mode)
             hi = max(hi, max(p[0] for p in pts))
         ax.plot([0, hi], [0, hi], color="grey", linestyle="--", linewidth=0.8,
                 label="offered")
@@ -97,10 +101,13 @@ def plot(rows, out_path: str, title: str = "") -> None:
         ax.set_ylabel("served requests/s")
         ax.set_title("served vs offered")
         ax.legend(loc="upper left", frameon=False)
+        title = figure_title(title, results.experiment_name(rows),
+                             "served throughput against offered rate")
         if title:
             fig.suptitle(title)
         fig.tight_layout()
         save(fig, out_path)
+    return fig
 
 
 def main(argv=None) -> int:

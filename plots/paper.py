@@ -3,12 +3,17 @@
 
 Usage::
 
-    /usr/bin/python3 plots/paper.py block-size results/paper/block_size.csv -o FIG.png
+    /usr/bin/python3 plots/paper.py block-size results/paper/block_size.csv -o FIG.png [--title T]
     /usr/bin/python3 plots/paper.py readme RESULTS_DIR -o experiments/paper/README.md
 
 ``block-size`` draws object-wise hit ratio and implementation write amplification against the
 block size (a fraction of the cache capacity C, log2 axis) for each algorithm on RIPQ and SIPQ,
-with the exact algorithm's hit ratio as a dashed line.
+with the exact algorithm's hit ratio as a thick line: colour and marker the algorithm's, dash the
+framework's, the exact queue in its reference style (plots/style.py).  The default title is
+"EXPERIMENT: block-size sensitivity — FRAMEWORKS; CACHE SIZE", from the rows drawn.
+
+Results files are read by plots/results.py (CSV or JSON Lines; failed cells skipped with a
+warning); a column absent from a file reads as an empty one.
 
 ``readme`` reads RESULTS_DIR/{fig2,fig8,fig9,cache_size,block_size}.csv (what ``make paper``
 writes) and writes the README: per figure, the paper's claim (quoted from the paper, with its
@@ -21,7 +26,6 @@ Exit status: 0 on success, 2 on a user error (a missing file or column), with a 
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import sys
@@ -34,56 +38,75 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
+from plots.results import ResultsError, experiment_name, load_results  # noqa: E402
+from plots.results import text as _text  # noqa: E402
+from plots.style import RC, figure_title, line_style, save  # noqa: E402
+
+PROG = "paper.py"
+
 
 class UserError(Exception):
     pass
 
 
 def load(path: str) -> list[dict]:
-    """Rows of a CSV results file without an error."""
+    """The successful rows of a results file (CSV or JSON Lines, plots/results.py; failed cells
+    are skipped with a warning).  Raises :class:`UserError` naming *path* when it cannot be
+    read or has no successful row."""
     try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise UserError(f"{path}: {e.strerror}") from None
-    return [r for r in rows if not r.get("error")]
+        return load_results(path, (), PROG)
+    except ResultsError as e:
+        raise UserError(str(e)) from None
 
 
 def num(row: dict, col: str) -> float:
+    """The number in *col*; :class:`UserError` when it is empty, absent or not a number."""
     try:
-        return float(row[col])
-    except (KeyError, ValueError):
-        raise UserError(f"column {col!r}: expected a number, found {row.get(col)!r}") from None
+        return float(_text(row, col))
+    except ValueError:
+        raise UserError(f"column {col!r}: expected a number, found {_text(row, col)!r}") from None
 
 
 def algorithm(row: dict) -> str:
     """fifo, slru-L, gdsf-L (lru is slru-1)."""
-    p = row["policy.name"]
+    p = _text(row, "policy.name")
     if p == "fifo":
         return "fifo"
     if p == "lru":
         return "slru-1"
-    return f"{p}-{row['policy.segments']}"
+    return f"{p}-{_text(row, 'policy.segments')}"
 
 
 def framework(row: dict) -> str:
     """exact, ripq, sipq-θ."""
-    f = row["framework.name"]
-    return f"sipq-{row['framework.occupancy']}" if f == "sipq" else f
+    f = _text(row, "framework.name")
+    return f"sipq-{_text(row, 'framework.occupancy')}" if f == "sipq" else f
 
 
 # ---------------------------------------------------------------------------------------------
 # The block-size figure
 
 
-def plot_block_size(rows: list[dict], out: str) -> Figure:
-    fig = Figure(figsize=(9, 3.6))
-    ax_h, ax_w = fig.subplots(1, 2)
-    exact = {algorithm(r): num(r, "object_hit_ratio") for r in rows
-             if r["framework.name"] == "exact"}
+def _cache_note(rows: list[dict]) -> str:
+    """"cache 40 % of the working set" (or "cache 64MiB") when the rows share cache.capacity."""
+    caps = {_text(r, "cache.capacity") for r in rows}
+    if len(caps) != 1 or not next(iter(caps)):
+        return ""
+    cap = caps.pop()
+    try:
+        frac = float(cap)
+    except ValueError:
+        return f"cache {cap}"
+    return f"cache {100 * frac:g} % of the working set" if frac <= 1 else f"cache {cap}"
+
+
+def plot_block_size(rows: list[dict], out: str, title: str | None = None) -> Figure:
+    """Hit ratio and implementation WA against the block size (see the module docstring); the
+    figure is written to *out* and returned.  Raises :class:`UserError` without ripq or sipq
+    rows."""
     series: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     for r in rows:
-        if r["framework.name"] == "exact":
+        if _text(r, "framework.name") == "exact":
             continue
         key = (algorithm(r), framework(r))
         series.setdefault(key, []).append(
@@ -91,31 +114,38 @@ def plot_block_size(rows: list[dict], out: str) -> Figure:
              num(r, "wa_implementation")))
     if not series:
         raise UserError("block-size: no ripq or sipq rows")
-    colors = {}
-    for i, (alg, fw) in enumerate(sorted(series)):
-        pts = sorted(series[(alg, fw)])
-        color = colors.setdefault(alg, f"C{len(colors)}")
-        style = "-" if fw == "ripq" else ":"
-        ax_h.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", color=color,
-                  label=f"{alg} {fw}")
-        ax_w.plot([p[0] for p in pts], [p[2] for p in pts], style, marker="o", color=color,
-                  label=f"{alg} {fw}")
-    for alg, y in sorted(exact.items()):
-        ax_h.axhline(y, color=colors.get(alg, "k"), linestyle="--", linewidth=0.8,
-                     label=f"{alg} exact")
-    for ax, ylabel in ((ax_h, "object-wise hit ratio"), (ax_w, "implementation WA")):
-        ax.set_xscale("log", base=2)
-        ticks = sorted({p[0] for pts in series.values() for p in pts})
-        ax.set_xticks(ticks)
-        ax.set_xticklabels([f"C/{round(1 / t)}" for t in ticks])
-        ax.set_xlabel("block size B")
-        ax.set_ylabel(ylabel)
-        ax.grid(True, alpha=0.3)
-    ax_h.legend(fontsize=7)
-    fig.suptitle("Block-size sensitivity (RIPQ, SIPQ-0.5; cache 40 % of the working set)",
-                 fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=150)
+    exact = {algorithm(r): num(r, "object_hit_ratio") for r in rows
+             if _text(r, "framework.name") == "exact"}
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(9, 3.6))
+        ax_h, ax_w = fig.subplots(1, 2)
+        for alg, fw in sorted(series):
+            pts = sorted(series[(alg, fw)])
+            # Series differ by algorithm and framework: colour and marker the algorithm's, dash
+            # the framework's (plots/style.py).
+            style = line_style(policy=alg, framework=fw)
+            ax_h.plot([p[0] for p in pts], [p[1] for p in pts], label=f"{alg} {fw}", **style)
+            ax_w.plot([p[0] for p in pts], [p[2] for p in pts], label=f"{alg} {fw}", **style)
+        for alg, y in sorted(exact.items()):
+            ref = line_style(policy=alg, framework="exact")
+            ax_h.axhline(y, color=ref["color"], linestyle=ref["linestyle"],
+                         linewidth=ref["linewidth"], alpha=ref["alpha"], zorder=ref["zorder"],
+                         label=f"{alg} exact")
+        for ax, ylabel in ((ax_h, "object-wise hit ratio"), (ax_w, "implementation WA")):
+            ax.set_xscale("log", base=2)
+            ticks = sorted({p[0] for pts in series.values() for p in pts})
+            ax.set_xticks(ticks)
+            ax.set_xticklabels([f"C/{round(1 / t)}" for t in ticks])
+            ax.set_xlabel("block size B")
+            ax.set_ylabel(ylabel)
+            ax.grid(True, alpha=0.3)
+        ax_h.legend(fontsize=7)
+        drawn = sorted({fw for _, fw in series}, key=lambda f: (f != "ripq", f))
+        context = "; ".join(p for p in (", ".join(drawn), _cache_note(rows)) if p)
+        fig.suptitle(figure_title(title, experiment_name(rows), "block-size sensitivity", context),
+                     fontsize=10)
+        fig.tight_layout()
+        save(fig, out)
     return fig
 
 
@@ -138,14 +168,14 @@ def fig2_facts(rows: list[dict]) -> dict:
     out = {"peak_mib_s": peak, "per_util": []}
     for u in utils:
         us = sorted((r for r in rows if num(r, "device.utilization") == u),
-                    key=lambda r: size_bytes(r["trace.io_size"]))
+                    key=lambda r: size_bytes(_text(r, "trace.io_size")))
         at_one = [r for r in us if num(r, "wa_ftl") <= 1.0 + 1e-9]
         out["per_util"].append({
             "util": u,
-            "small_size": us[0]["trace.io_size"],
+            "small_size": _text(us[0], "trace.io_size"),
             "small_wa": num(us[0], "wa_ftl"),
             "small_mib_s": num(us[0], "throughput_mib_s"),
-            "wa1_size": at_one[0]["trace.io_size"] if at_one else "none",
+            "wa1_size": _text(at_one[0], "trace.io_size") if at_one else "none",
         })
     return out
 
@@ -162,10 +192,10 @@ def fig8_facts(rows: list[dict]) -> dict:
 def fig9_facts(rows: list[dict]) -> dict:
     """RIPQ hit ratio per K and the exact reference, per algorithm (Figure 9)."""
     exact = {algorithm(r): num(r, "object_hit_ratio") for r in rows
-             if r["framework.name"] == "exact"}
+             if _text(r, "framework.name") == "exact"}
     per_k: dict[str, dict[int, float]] = {}
     for r in rows:
-        if r["framework.name"] == "ripq":
+        if _text(r, "framework.name") == "ripq":
             per_k.setdefault(algorithm(r), {})[int(num(r, "framework.insertion_points"))] = \
                 num(r, "object_hit_ratio")
     saturation = {}
@@ -396,7 +426,7 @@ def write_readme(results: str, out: str) -> str:
     w("")
     k2 = sorted({round(d[2], 4) for d in per_k.values() if 2 in d})
     fifo_ripq = [num(r, "object_hit_ratio") for r in cs if algorithm(r) == "fifo" and
-                 r["framework.name"] == "ripq" and num(r, "cache.capacity") == 0.1]
+                 _text(r, "framework.name") == "ripq" and num(r, "cache.capacity") == 0.1]
     w("\"Saturates at\" is the smallest K within 0.2 points of the best K. With K = 2 the")
     w(f"algorithms give {', '.join(f'{v:.4f}' for v in k2)}, RIPQ's FIFO hit ratio at this size "
       f"being {fifo_ripq[0]:.4f}" if fifo_ripq else "algorithms degenerate to FIFO")
@@ -463,7 +493,8 @@ def write_readme(results: str, out: str) -> str:
     w("`results/paper/block_size.png`), cache 40 % of the working set, object-wise hit ratio /")
     w("implementation WA:")
     w("")
-    fracs = sorted({num(r, "framework.block_size") for r in bs if r["framework.name"] != "exact"},
+    fracs = sorted({num(r, "framework.block_size") for r in bs
+                    if _text(r, "framework.name") != "exact"},
                    reverse=True)
     w("| algorithm | framework | " + " | ".join(f"C/{round(1 / f)}" for f in fracs) + " |")
     w("|---|---|" + "---|" * len(fracs))
@@ -476,7 +507,7 @@ def write_readme(results: str, out: str) -> str:
                 vals.append("" if r is None else f"{num(r, 'object_hit_ratio'):.4f} / "
                                                   f"{num(r, 'wa_implementation'):.2f}")
             w(f"| {a} | {f} | " + " | ".join(vals) + " |")
-        ex = [r for r in bs if algorithm(r) == a and r["framework.name"] == "exact"]
+        ex = [r for r in bs if algorithm(r) == a and _text(r, "framework.name") == "exact"]
         if ex:
             w(f"| {a} | exact | {num(ex[0], 'object_hit_ratio'):.4f} |" + " |" * (len(fracs) - 1))
     w("")
@@ -510,16 +541,18 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("block-size", help="hit ratio and implementation WA against block size")
     p.add_argument("results")
     p.add_argument("-o", "--output", required=True)
+    p.add_argument("--title", default=None,
+                   help="figure title (default: the experiment's name and what is drawn)")
     p = sub.add_parser("readme", help="experiments/paper/README.md from the results")
     p.add_argument("results_dir")
     p.add_argument("-o", "--output", required=True)
     args = ap.parse_args(argv)
     try:
         if args.cmd == "block-size":
-            plot_block_size(load(args.results), args.output)
+            plot_block_size(load(args.results), args.output, args.title)
         else:
             write_readme(args.results_dir, args.output)
-    except UserError as e:
+    except (UserError, ResultsError) as e:
         print(f"paper.py: {e}", file=sys.stderr)
         return 2
     print(args.output)

@@ -9,8 +9,15 @@ else CSV).  Every figure module reads both through :func:`load_results`.
 Rows are dicts of column -> text, the same texts for both formats: a JSON ``null`` reads as
 ``""``, a number as Python's ``str`` of it, ``true``/``false`` as such, and a nested object (the
 ``clat_ns``/``lat_ns`` JSON of wall-clock rows) as its compact JSON text.  Each row carries
-``row.where`` ("line N") for messages.  Rows whose ``error`` column is set are failed cells:
-they are dropped with a warning on stderr.
+``row.where`` ("line N") for messages.
+
+A column the file lacks reads exactly as an empty one: a results file carries only the columns
+of the sections its cells use (one of exact-queue cells has no ``device.*`` column), so
+``row[col]`` is ``""`` for an absent *col*, and the helpers below (:func:`text`, :func:`blank`,
+:func:`num`, :func:`value`) treat absent and empty alike.  A figure that needs a column says so
+with :func:`require` or ``load_results(required=...)``: "missing required column".
+
+Rows whose ``error`` column is set are failed cells: they are dropped with a warning on stderr.
 
 Errors are :class:`ResultsError` (a ``ValueError``): one line naming the file, the line or row,
 the column, what was expected and what was found; the command lines turn them into exit status
@@ -34,9 +41,13 @@ class ResultsError(ValueError):
 
 
 class Row(dict):
-    """A results row: column -> text; ``where`` locates it for messages."""
+    """A results row: column -> text; ``where`` locates it for messages.  ``row[col]`` of a
+    column the file lacks is ``""``, as an empty cell (``col in row`` stays False)."""
 
     __slots__ = ("where",)
+
+    def __missing__(self, key):
+        return ""
 
 
 def warn(prog: str, msg: str) -> None:
@@ -102,6 +113,24 @@ def value(row: dict, col: str, where: str, *, lo: float | None = 0.0,
     if hi is not None and y > hi:
         raise ResultsError(f"{where}: {col} = {y:g} is above {hi:g}")
     return y
+
+
+def policy_label(row: dict) -> str:
+    """The policy of a row as figures label it: ``policy.name``, with the segment count for
+    slru and gdsf ("slru-3") when ``policy.segments`` is set."""
+    name = text(row, "policy.name")
+    if name.lower() in ("slru", "gdsf") and not blank(row, "policy.segments"):
+        return f"{name}-{text(row, 'policy.segments')}"
+    return name
+
+
+def experiment_name(rows: Iterable[dict]) -> str:
+    """The ``experiment`` column of *rows*, for titles: the one name, two joined by ", ", "N
+    experiments" for more, "" when no row has one (a file without that column)."""
+    names = list(dict.fromkeys(text(r, "experiment") for r in rows if text(r, "experiment")))
+    if len(names) <= 2:
+        return ", ".join(names)
+    return f"{len(names)} experiments"
 
 
 def located(rows: Iterable[dict], prog: str = "plots") -> list[tuple[str, dict]]:
@@ -305,12 +334,14 @@ def run_figure_command(prog: str, results_path: str, output_path: str, load, dra
 
 def figure_main(prog: str, description: str, columns, plot, argv=None) -> int:
     """The command line of a one-figure script: ``PROG RESULTS -o FIG [--title T]``; loads the
-    successful rows of RESULTS requiring *columns* and calls ``plot(rows, FIG, T)``, with the
-    errors and exit status of :func:`run_figure_command`."""
+    successful rows of RESULTS requiring *columns* and calls ``plot(rows, FIG, T)`` (T None
+    without --title: the figure's default title), with the errors and exit status of
+    :func:`run_figure_command`."""
     ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("results")
     ap.add_argument("-o", "--output", required=True)
-    ap.add_argument("--title", default="")
+    ap.add_argument("--title", default=None,
+                    help="figure title (default: the experiment's name and the figure's kind)")
     a = ap.parse_args(argv)
     return run_figure_command(
         prog, a.results, a.output,

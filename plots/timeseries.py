@@ -12,8 +12,12 @@ results file's directory (experiments/run/interval_stats.h lists the columns).  
 panel per column of ``--columns`` (stacked, sharing the x axis ``time_s``, the end of each
 interval in seconds) and in each one line per cell, labelled by its cell number and the
 parameters that differ between the cells drawn; intervals that issued warm-up requests are
-shaded.  Empty values (a ratio without a denominator, a percentile without a request) leave
-gaps.  The way CacheBench users plot its progress statistics.
+shaded.  Cells told apart by policy and/or framework alone take their styles from
+plots/style.py (colour the policy's, or the framework's when only frameworks differ; dash the
+framework's); other cells a colour and dash each, in cell order.  The default title is
+"EXPERIMENT: statistics over time" (the ``experiment`` column); ``--title`` replaces it.
+Empty values (a ratio without a denominator, a percentile without a request) leave gaps.  The
+way CacheBench users plot its progress statistics.
 
 Input: a FlashPQ results file (CSV, or JSON Lines when the name ends in .jsonl or .json).  Rows
 with a non-empty ``error`` are skipped with a warning; rows without a series are skipped unless
@@ -38,7 +42,15 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from plots import results  # noqa: E402
 from plots.results import ResultsError  # noqa: E402
-from plots.style import COLORS, DASHES, RC, save  # noqa: E402
+from plots.style import (  # noqa: E402
+    COLORS,
+    DASHES,
+    NAMED_PARAMETERS,
+    RC,
+    figure_title,
+    line_style,
+    save,
+)
 
 import matplotlib  # noqa: E402
 
@@ -90,8 +102,36 @@ def value(text: str, where: str) -> float:
         raise ResultsError(f"{where}: expected a number, found '{text}'") from None
 
 
+def _short(key: str) -> str:
+    """A parameter's name in a label: its last component, the first for ``X.name``
+    ("framework.name" → "framework", "tiers.flash_admission" → "flash_admission")."""
+    parts = key.split(".")
+    return parts[0] if parts[-1] == "name" else parts[-1]
+
+
+def _styles(chosen, varying) -> list[dict]:
+    """Line2D keyword arguments per chosen cell: by policy/framework (plots/style.py) when
+    those alone vary and tell every cell apart; else a colour and dash per cell, in order."""
+    named = {NAMED_PARAMETERS[k] for k in varying if k in NAMED_PARAMETERS}
+    keys = [(results.policy_label(r), results.text(r, "framework.name")) for _, r in chosen]
+    if varying and all(k in NAMED_PARAMETERS for k in varying) and len(set(keys)) == len(keys):
+        out = []
+        for policy, framework in keys:
+            st = line_style(policy=policy if "policy" in named else None,
+                            framework=(framework or "?") if "framework" in named
+                            else (framework or None),
+                            alone="framework" not in named)
+            out.append({"color": st["color"], "linestyle": st["linestyle"],
+                        "linewidth": st["linewidth"] * 0.7, "alpha": st["alpha"]})
+        return out
+    return [{"color": COLORS[i % len(COLORS)], "linestyle": DASHES[i % len(DASHES)],
+             "linewidth": 1.0, "alpha": 1.0} for i in range(len(chosen))]
+
+
 def load(results_path: str, columns: list[str], cells: set[int] | None):
-    """[(label, {column: [values]}, time_s, warm-up end)] for the cells drawn."""
+    """[(label, {column: [values]}, time_s, warm-up end, style, experiment)] for the cells
+    drawn: *style* the Line2D keyword arguments of the cell's line, *experiment* its
+    ``experiment`` column."""
     rows = results.load_results(results_path, ("cell", "stats_file"), PROG)
     base = os.path.dirname(os.path.abspath(results_path))
     chosen = []
@@ -116,7 +156,7 @@ def load(results_path: str, columns: list[str], cells: set[int] | None):
     params = [k for k in chosen[0][1] if "." in k and k != "stats.interval_s"]
     varying = [k for k in params if len({results.text(r, k) for _, r in chosen}) > 1]
     out = []
-    for cell, row in chosen:
+    for (cell, row), style in zip(chosen, _styles(chosen, varying)):
         path = os.path.join(base, results.text(row, "stats_file"))
         header, series = read_series(path)
         absent = [c for c in columns if c not in header]
@@ -127,14 +167,15 @@ def load(results_path: str, columns: list[str], cells: set[int] | None):
         data = {c: [value(s[c], f"{path}: interval {i}, column {c}")
                     for i, s in enumerate(series)] for c in columns}
         warm_end = max((t for t, s in zip(time, series) if s.get("warmup") == "1"), default=0.0)
-        label = f"cell {cell}" + "".join(f", {k.split('.')[-1]} {results.text(row, k)}"
+        label = f"cell {cell}" + "".join(f", {_short(k)} {results.text(row, k)}"
                                          for k in varying)
-        out.append((label, data, time, warm_end))
+        out.append((label, data, time, warm_end, style, results.text(row, "experiment")))
     return out
 
 
-def plot(series, columns: list[str], out_path: str, title: str = "") -> None:
-    """Draws *series* (from :func:`load`) to *out_path*: one panel per column."""
+def plot(series, columns: list[str], out_path: str, title: str | None = None) -> Figure:
+    """Draws *series* (from :func:`load`) to *out_path*: one panel per column; returns the
+    figure.  *title* None: "EXPERIMENT: statistics over time", "" none."""
     with matplotlib.rc_context(RC):
         fig = Figure(figsize=(6.4, 1.9 * len(columns) + 0.6))
         FigureCanvasAgg(fig)
@@ -144,17 +185,18 @@ def plot(series, columns: list[str], out_path: str, title: str = "") -> None:
             if warm > 0:
                 ax.axvspan(0, warm, color="0.9", zorder=0,
                            label="warm-up" if ax is axes[0] else None)
-            for i, (label, data, time, _) in enumerate(series):
-                ax.plot(time, data[column], color=COLORS[i % len(COLORS)],
-                        linestyle=DASHES[i % len(DASHES)], linewidth=1.0,
-                        label=label if ax is axes[0] else None)
+            for label, data, time, _, style, _ in series:
+                ax.plot(time, data[column], label=label if ax is axes[0] else None, **style)
             ax.set_ylabel(column)
         axes[-1].set_xlabel("time (s)")
         axes[0].legend(loc="best", frameon=False)
+        title = figure_title(title, results.experiment_name({"experiment": s[5]} for s in series),
+                             "statistics over time")
         if title:
             fig.suptitle(title)
         fig.tight_layout()
         save(fig, out_path)
+    return fig
 
 
 def main(argv=None) -> int:
@@ -164,7 +206,8 @@ def main(argv=None) -> int:
     ap.add_argument("--columns", required=True,
                     help="comma-separated series columns, one panel each")
     ap.add_argument("--cells", default=None, help="cells to draw, e.g. 0,3-5 (default: all)")
-    ap.add_argument("--title", default="")
+    ap.add_argument("--title", default=None,
+                    help="figure title (default: the experiment's name and the figure's kind)")
     a = ap.parse_args(argv)
     columns = [c.strip() for c in a.columns.split(",") if c.strip()]
     try:

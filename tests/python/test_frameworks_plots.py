@@ -271,22 +271,29 @@ def test_api_k_sensitivity_lines(k_csv, tmp_path):
     assert ax.get_xscale() == "log"
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(k) for k in K_VALUES]
     lines = ax.get_lines()
-    solid = [ln for ln in lines if ln.get_linestyle() == "-"]
-    dashed = [ln for ln in lines if ln.get_linestyle() == "--"]
+    # ripq's dash for the K lines; the exact queue's solid reference line (thick) for exact.
+    ripq = [ln for ln in lines if ln.get_linestyle() == "--"]
+    exact = [ln for ln in lines if ln.get_linestyle() == "-"]
     assert len(lines) == 2 * len(K_ALGS)
-    assert [ln.get_label() for ln in solid] == [lab for _, _, lab in K_ALGS]
-    assert [ln.get_label() for ln in dashed] == [f"{lab} exact" for _, _, lab in K_ALGS]
-    for i, ln in enumerate(solid):
+    assert [ln.get_label() for ln in ripq] == [lab for _, _, lab in K_ALGS]
+    assert [ln.get_label() for ln in exact] == [f"{lab} exact" for _, _, lab in K_ALGS]
+    for i, ln in enumerate(ripq):
         assert [float(x) for x in ln.get_xdata()] == K_VALUES
         assert [float(y) for y in ln.get_ydata()] == pytest.approx(
             [_k_ohr(i, k) for k in K_VALUES])
-        assert dashed[i].get_color() == ln.get_color()
-        assert list(dashed[i].get_ydata()) == pytest.approx([_exact_ohr(i)] * 2)
+        assert exact[i].get_color() == ln.get_color()
+        assert exact[i].get_linewidth() > 2 * ln.get_linewidth()
+        assert list(exact[i].get_ydata()) == pytest.approx([_exact_ohr(i)] * 2)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == [lab for _, _, lab in K_ALGS] + ["exact (thick, same colour)"]
 
 
 def test_api_k_sensitivity_without_exact(tmp_path):
     fig = plot_k_sensitivity(_k_rows(with_exact=False), str(tmp_path / "k.png"))
     assert len(fig.axes[0].get_lines()) == len(K_ALGS)
+    # No exact line drawn: the legend has no key for one.
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == [lab for _, _, lab in K_ALGS]
 
 
 def test_api_errors(tmp_path):

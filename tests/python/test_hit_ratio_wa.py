@@ -77,11 +77,13 @@ def test_figure_lines_per_panel(tmp_path):
     for ax in axes:
         if ax.get_title():
             continue
-        # combined (solid) and implementation (dashed) for ripq and sipq, and the WA = 1 line
+        # combined (filled markers) and implementation (hollow) for ripq and sipq, and the
+        # WA = 1 line
         assert len(ax.lines) == 5
-        assert sum(1 for l in ax.lines if l.get_linestyle() == "--") == 2
+        assert sum(1 for l in ax.lines if l.get_markerfacecolor() == "white") == 2
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend == ["exact (DRAM only)", "ripq", "sipq"]
+    assert legend == ["exact (DRAM only)", "ripq", "sipq", "combined WA (filled markers)",
+                      "implementation WA (hollow markers)"]
 
 
 def test_cli_writes_png_table_and_paths(tmp_path):

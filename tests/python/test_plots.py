@@ -209,10 +209,11 @@ def test_api_figure_structure(results_csv, tmp_path):
             assert xs == pytest.approx([float(s) for s in SIZES_MIB])
             assert ys == pytest.approx([y for _, y in expected])
             assert ln.get_marker() not in (None, "", "None")
-    # Shared legend lists every policy once; title defaults to trace name.
+    # Shared legend lists every policy once; without an experiment column the title is the
+    # figure's kind and the trace's name.
     legend_texts = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend_texts == EXPECTED_LABELS
-    assert fig._suptitle.get_text() == "adaptsize_sample.tr"
+    assert fig._suptitle.get_text() == "hit ratio vs. cache size — adaptsize_sample.tr"
 
 
 def test_api_labels_segments_and_frameworks(tmp_path):

@@ -54,7 +54,8 @@ def test_load_reads_each_cells_series_beside_the_results(tmp_path):
     path = results_dir(tmp_path)
     s = load(path, ["throughput_rps", "object_hit_ratio"], None)
     assert [x[0] for x in s] == ["cell 0, flash_admission all", "cell 1, flash_admission rate_limited"]
-    label, data, time, warm_end = s[0]
+    label, data, time, warm_end, _style, experiment = s[0]
+    assert experiment == "e"
     assert time == [0.5, 1.0, 1.5]
     assert data["throughput_rps"] == [100, 120, 130]
     assert data["object_hit_ratio"][0] == 0.25 and math.isnan(data["object_hit_ratio"][1])
@@ -89,3 +90,27 @@ def test_cli_writes_a_png_and_exits_2_on_a_bad_column(tmp_path):
                        capture_output=True, text=True, cwd=REPO_ROOT)
     assert r.returncode == 2
     assert "timeseries.py: error:" in r.stderr and "no column 'nope'" in r.stderr
+
+
+def test_cells_differing_by_framework_take_its_style_and_name(tmp_path):
+    from matplotlib.colors import to_hex
+
+    from plots import style, timeseries
+    for i in range(2):
+        write_csv(str(tmp_path / "s" / f"cell-{i}.csv"), SERIES_HEADER,
+                  [[0, 0.5, 0, 100 + i, 0.2], [1, 1.0, 0, 110 + i, 0.3]])
+    rows = [["e", i, "lru", fw, 0.5, f"s/cell-{i}.csv", ""]
+            for i, fw in enumerate(("sipq", "exact"))]
+    path = write_csv(str(tmp_path / "r.csv"), ["experiment", "cell", "policy.name",
+                                               "framework.name", "stats.interval_s",
+                                               "stats_file", "error"], rows)
+    series = load(path, ["throughput_rps"], None)
+    assert [s[0] for s in series] == ["cell 0, framework sipq", "cell 1, framework exact"]
+    fig = timeseries.plot(series, ["throughput_rps"], str(tmp_path / "f.png"))
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    sipq = lines["cell 0, framework sipq"]
+    assert to_hex(sipq.get_color()) == style.FRAMEWORK_STYLES["sipq"].color
+    assert sipq.get_linestyle() == style.FRAMEWORK_STYLES["sipq"].dash
+    assert to_hex(lines["cell 1, framework exact"].get_color()) == \
+        style.FRAMEWORK_STYLES["exact"].color
+    assert lines["cell 1, framework exact"].get_linewidth() > 2 * sipq.get_linewidth()
