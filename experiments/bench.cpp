@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "devices/simflash/simflash_device.h"
 #include "engine/admission.h"
 #include "engine/framework.h"
+#include "experiments/run/kernels.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/simulated_runner.h"
@@ -117,32 +119,30 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
         check_admission(ac);
         BenchMeasurement m;
         const auto t0 = std::chrono::steady_clock::now();
-        NullDevice device;
-        with_policy(pc, [&](auto policy) {
-          with_admission(ac, expected_objects, [&](auto adm) {
-            with_framework(fc, cc, std::move(policy), device, std::move(adm), [&](auto& cache) {
-              HitStats stats;
-              stats.reserve(summary.unique_objects);
-              cache.reserve(expected_objects);
-              if (streamed) {
-                PrefetchReader reader(open_trace(tc));  // as run_cell streams
-                m.requests = replay_stream(cache, reader, stats, 0);
-              } else {
-                m.requests = replay_span(cache, std::span<const Request>(requests), stats, 0, 0);
-              }
-              m.hit_ratio =
-                  static_cast<double>(stats.counters().hits) /
-                  static_cast<double>(std::max<uint64_t>(1, stats.counters().get_requests));
-              auto per_object = [&](size_t bytes) {
-                return static_cast<double>(bytes) /
-                       static_cast<double>(std::max<size_t>(1, cache.object_count()));
-              };
-              m.index_bytes_per_object = per_object(cache.index_bytes());
-              m.queue_bytes_per_object = per_object(cache.queue_bytes());
-              m.admission_bytes_per_object = per_object(cache.admission_bytes());
-            });
-          });
-        });
+        BenchReplay b;
+        b.policy = &pc;
+        b.admission = &ac;
+        b.framework = &fc;
+        b.cache = &cc;
+        b.expected_objects = expected_objects;
+        b.trace_objects = summary.unique_objects;
+        std::optional<PrefetchReader> reader;
+        if (streamed) {
+          reader.emplace(open_trace(tc));  // as run_cell streams
+          b.streamed = &*reader;
+        } else {
+          b.requests = std::span<const Request>(requests);
+        }
+        const BenchOutcome o = cell_kernels(pc.name, ac.name, fc.name).bench(b);
+        m.requests = o.requests;
+        m.hit_ratio = static_cast<double>(o.counted.hits) /
+                      static_cast<double>(std::max<uint64_t>(1, o.counted.get_requests));
+        auto per_object = [&](size_t bytes) {
+          return static_cast<double>(bytes) / static_cast<double>(std::max<size_t>(1, o.objects));
+        };
+        m.index_bytes_per_object = per_object(o.index_bytes);
+        m.queue_bytes_per_object = per_object(o.queue_bytes);
+        m.admission_bytes_per_object = per_object(o.admission_bytes);
         m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return m;
       };

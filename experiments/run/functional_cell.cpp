@@ -1,10 +1,11 @@
 // experiments/run/functional_cell.cpp — the functional runner (experiments/run/runners.h): no
-// clock, counts only.
+// clock, counts only. Framework direct here; a cache's replay is its type's kernel
+// (experiments/run/kernels.h: functional_cache_kernel, experiments/run/kernel_unit.h).
 #include <chrono>
 
 #include "engine/direct/direct.h"
 #include "experiments/run/direct.h"
-#include "experiments/run/replay.h"
+#include "experiments/run/kernels.h"
 #include "experiments/run/runners.h"
 #include "traces/prefetch_reader.h"
 
@@ -22,16 +23,8 @@ Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device&
                       plan.warmup_requests, m.counted, [&] { end_warmup(m, device); });
     m.end = run_counters(device);
   } else {
-    HitStats stats;
-    stats.reserve(plan.trace_objects);
-    with_cell_cache(cell, plan, device, [&](auto& c) {
-      PrefetchReader prefetch(open_cell_trace(cell, plan));
-      ProgressReader reader(prefetch, plan.progress, plan.interrupt);
-      m.replayed =
-          replay_stream(c, reader, stats, plan.warmup_requests, [&] { end_warmup(m, device, c); });
-      finish(m, c, device);
-    });
-    m.counted = stats.counters();
+    cell_kernels(cell.policy.name, cell.admission.name, cell.framework.name)
+        .functional(cell, plan, device, m);
   }
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;

@@ -235,27 +235,6 @@ void finish(Measurement& m, const C& cache, const Device& device) {
   m.places_objects = cache.places_objects();
 }
 
-/// Builds the cache of `cell` on `device` — a priority policy with its admission on its
-/// framework, or a cache policy (W-TinyLFU) — sized by `plan`, and calls fn(cache). Throws
-/// std::invalid_argument for a configuration a component rejects.
-template <class Fn>
-void with_cell_cache(const CellConfig& cell, const CellPlan& plan, Device& device, Fn&& fn) {
-  auto run = [&](auto& cache) {
-    if constexpr (requires { cache.reserve(size_t{}); }) cache.reserve(plan.expected_objects);
-    fn(cache);
-  };
-  if (is_cache_policy(cell.policy.name)) {
-    with_cache_policy(cell.policy, plan.cache, cell.admission, plan.expected_objects, run);
-    return;
-  }
-  with_policy(cell.policy, [&](auto policy) {
-    with_admission(cell.admission, plan.expected_objects, [&](auto admission) {
-      with_framework(cell.framework, plan.cache, std::move(policy), device, std::move(admission),
-                     run);
-    });
-  });
-}
-
 /// Counts request r of framework direct after the warm-up: requests; reads, writes and trims
 /// (as get, set and delete requests); bytes.
 inline void count_direct(HitCounters& counted, const Request& r) {

@@ -141,8 +141,8 @@ struct SimulatedReplay::State {
       }
       // The controller serves requests in the order their flash work finished.
       const uint64_t service =
-          host_command_ns +
-          static_cast<uint64_t>(std::llround(link_ns_per_byte * static_cast<double>(slots[s].bytes)));
+          host_command_ns + static_cast<uint64_t>(std::llround(
+                                link_ns_per_byte * static_cast<double>(slots[s].bytes)));
       controller_free_ns = std::max(controller_free_ns, events.now()) + service;
       events.schedule(controller_free_ns + host_overhead_ns, EventKind::kRequestDone, s);
     }

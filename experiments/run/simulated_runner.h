@@ -120,8 +120,8 @@ struct CompletionObserver {
   /// it takes. REQUIRES: `observe` outlives the CompletionObserver.
   template <class Observe>
   static CompletionObserver of(Observe& observe) {
-    return {[](void* c, uint64_t index, uint64_t arrival_ns, uint64_t completion_ns,
-               uint64_t bytes, OpClass op) {
+    return {[](void* c, uint64_t index, uint64_t arrival_ns, uint64_t completion_ns, uint64_t bytes,
+               OpClass op) {
               Observe& o = *static_cast<Observe*>(c);
               if constexpr (std::is_invocable_v<Observe&, uint64_t, uint64_t, uint64_t, uint64_t,
                                                 OpClass>) {

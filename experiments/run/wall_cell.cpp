@@ -9,6 +9,7 @@
 #include "devices/block/block_device.h"
 #include "engine/direct/direct.h"
 #include "experiments/run/interval_stats.h"
+#include "experiments/run/kernels.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/runners.h"
 #include "experiments/run/wall_runner.h"
@@ -100,35 +101,8 @@ Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, Bloc
     m.replayed = source.index();
     m.end = run_counters(device);
   } else {
-    HitStats stats;
-    stats.reserve(plan.trace_objects);
-    // stats.interval_s: the series (experiments/run/interval_stats.h) and its counts.
-    std::optional<IntervalStats> series;
-    if (cell.stats.enabled()) {
-      series.emplace(cell.stats.interval_ns, cell.stats_path, IntervalStats::Shape::kCache);
-    }
-    IntervalCounters counts;
-    with_cell_cache(cell, plan, device, [&](auto& c) {
-      using C = std::remove_reference_t<decltype(c)>;
-      PrefetchReader prefetch(open_cell_trace(cell, plan));
-      ProgressReader reader(prefetch, plan.progress, plan.interrupt);
-      WallTimedCache timed(c, plan.warmup_requests, timing, device.io_log());
-      auto snapshot = [&] {
-        IntervalCounters s = counts;
-        add_device_counters(s, device);
-        return s;
-      };
-      WallSeries<C, decltype(snapshot)> replayed{c,      &timed,   series ? &*series : nullptr,
-                                                 counts, snapshot, plan.warmup_requests};
-      device.begin_nvme_measurement();
-      m.replayed = replay_stream(replayed, reader, stats, plan.warmup_requests,
-                                 [&] { end_warmup(m, device, c); });
-      device.end_nvme_measurement();
-      if (series) series->finish(timed.last_end_ns(), snapshot());
-      finish(m, c, device);
-    });
-    m.counted = stats.counters();
-    if (series) m.stats_file = cell.stats_file;
+    WallCellRun run{cell, plan, device, m, timing};
+    cell_kernels(cell.policy.name, cell.admission.name, cell.framework.name).wall(run);
   }
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (timing.requests) m.timing = timing;

@@ -61,6 +61,21 @@ class WallTimedCache {
   uint64_t last_end_ns_ = 0;
 };
 
+struct CellConfig;
+struct CellPlan;
+struct Measurement;
+class BlockDevice;
+
+/// What run_on_wall_clock's replay of a cache (its type's kernel, experiments/run/kernels.h)
+/// is given: the cell, its real device, the measurement to fill and the timing it accumulates.
+struct WallCellRun {
+  const CellConfig& cell;
+  const CellPlan& plan;
+  BlockDevice& device;
+  Measurement& m;
+  TimingMetrics& timing;
+};
+
 /// fio's names for the timing of a wall-clock run (runner_column_names()): iops, bw_bytes, and
 /// the latency histograms clat_ns and lat_ns as fio's JSON objects (raw in JSON Lines, one
 /// quoted field in CSV); `clat` empty when the runner has no submission time (a cache).
