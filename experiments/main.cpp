@@ -214,8 +214,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
   run->add_option("--summary-cache", sweep.summaries.dir,
-                  "Directory for trace summaries (default: beside each trace when writable, "
-                  "else $XDG_CACHE_HOME/flashpq)");
+                  "Directory for trace summaries (default: $XDG_CACHE_HOME/flashpq, else "
+                  "~/.cache/flashpq; never beside the traces)");
   bool no_summary_cache = false;
   run->add_flag("--no-summary-cache", no_summary_cache,
                 "Summarise every trace afresh; read and write no stored summary");
@@ -695,12 +695,9 @@ int main(int argc, char** argv) {
       TraceConfig t = trace_source(info_path, info_format);
       if (!set_trace_keys(info_sets, "flashpq trace info", t)) return 2;
       t.seed = info_seed;
-      bool hit = false;
-      const TraceSummary sum = cached_summary(t, info_cache, &hit);
-      const std::string where =
-          hit ? "read back from " + summary_cache_path(t, info_cache)
-              : "computed (one read of the trace), stored in " + summary_cache_path(t, info_cache);
-      std::cout << describe_trace(info_path, t.format, sum, info_json, where);
+      SummaryOrigin origin;
+      const TraceSummary sum = cached_summary(t, info_cache, &origin);
+      std::cout << describe_trace(info_path, t.format, sum, info_json, origin.text());
       return 0;
     }
     if (*bench) return des ? run_des_bench(dc, std::cout) : run_bench(bc, std::cout);
