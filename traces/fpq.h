@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "traces/trace_reader.h"
 
@@ -35,6 +36,8 @@ namespace flashpq {
 
 /// The header of a .fpq file, as read or written.
 struct FpqHeader {
+  /// The magic number, the file's first 8 bytes.
+  static constexpr std::string_view kMagic = "FPQTRACE";
   static constexpr uint32_t kVersion = 1;
   static constexpr uint64_t kHeaderBytes = 4096;
   static constexpr uint32_t kRecordBytes = 24;
