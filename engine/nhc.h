@@ -5,7 +5,7 @@
 // Source: Wu et al., "The Storage Hierarchy is Not a Hierarchy: Optimizing Caching on Modern
 // Storage Devices with Orthus", FAST '21, §3 (NHC: data admission, then load admission tuned
 // by feedback), and its implementation in Orthus-CAS, the NHC demo's OCF fork
-// (../shared/seeds/nhc-demo-readme.txt; ocf-mf src/engine/mf_monitor.c, whose constants are the
+// (github.com/josehu07/nhc-demo, its README and src/engine/mf_monitor.c, whose constants are the
 // defaults here). The controller has two switches the hierarchy reads per request:
 //   data_admit   misses populate the cache (classic caching) — on while the cache warms up;
 //   load_admit   the share of the reads that hit the cache device and are served by it; the

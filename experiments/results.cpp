@@ -119,7 +119,10 @@ StoredResults read_results(const std::string& path) {
   if (!in) throw std::runtime_error(path + ": cannot open the results file");
   std::ostringstream buf;
   buf << in.rdbuf();
-  const std::string data = buf.str();
+  std::string data = buf.str();
+  // A UTF-8 byte order mark, as an editor or a spreadsheet may write one, is not part of the
+  // first column's name or the first row's text.
+  if (data.starts_with("\xEF\xBB\xBF")) data.erase(0, 3);
   StoredResults out;
   if (!is_json_results(path)) {
     const auto records = split_csv(data, path, out.truncated_tail);

@@ -279,19 +279,21 @@ std::unique_ptr<Prepared> prepare(const Experiment& ex, const std::string& outpu
   }
   summaries.resize(traces.size());
   summary_errors.resize(traces.size());
-  std::atomic<size_t> from_cache{0};
+  std::vector<SummaryOrigin> origins(traces.size());
   parallel_for(traces.size(), jobs, [&](size_t i) {
     try {
-      bool hit = false;
-      summaries[i] = cached_summary(*traces[i], options.summaries, &hit);
-      if (hit) ++from_cache;
+      summaries[i] = cached_summary(*traces[i], options.summaries, &origins[i]);
     } catch (const std::exception& e) {
       summary_errors[i] = e.what();
     }
   });
   if (!traces.empty()) {
-    log << fmt::format("flashpq: {} trace{} summarised, {} read back from the summary cache\n",
-                       traces.size(), traces.size() == 1 ? "" : "s", from_cache.load());
+    std::vector<SummaryOrigin> summarised;
+    for (size_t i = 0; i < traces.size(); ++i) {
+      if (summaries[i]) summarised.push_back(origins[i]);
+    }
+    log << "flashpq: " << describe_summary_origins(summarised, traces.size() - summarised.size())
+        << "\n";
   }
   for (auto& s : slots) {
     const size_t t = trace_of.at(trace_identity(s->cell->trace));

@@ -6,8 +6,8 @@ Usage::
     /usr/bin/python3 plots/kv_compare.py RESULTS.csv -o FIG.png [--title T]
 
 The figure of ``experiments/kv_compare.yaml`` (README "Cache hierarchies"), in the layout of the
-KV-store comparison's tables (``../shared/seeds/kv-cache-comparison-report.md``): one row of
-panels per data-set size ``trace.record_count``; in each, grouped bars per workload
+KV-store comparison's tables (github.com/KKKZOZ/kv-cache-research, ``Final Report.md``): one
+row of panels per data-set size ``trace.record_count``; in each, grouped bars per workload
 (``trace.workload`` with ``trace.request_distribution``: "b-uniform"), one bar per
 configuration — ``tiers.admit_probability`` 0 is "DRAM only", 1 "DRAM + flash" — for read p95
 (``read_latency_p95_us``), write p95 (``write_latency_p95_us``: updates and inserts) on a log

@@ -6,7 +6,7 @@ Usage::
     /usr/bin/python3 plots/nhc.py RESULTS.csv -o FIG.png [--title T]
 
 The figure of ``experiments/nhc.yaml`` (README "Cache hierarchies"): the NHC demo's
-throughput benchmark (``../shared/seeds/nhc-demo-readme.txt``) as a sweep.  x = the offered
+throughput benchmark (github.com/josehu07/nhc-demo, README) as a sweep.  x = the offered
 rate ``timing.rate`` (requests/s); one panel per cache mode ``tiers.mode`` (wa, nhc_wa, …),
 with stacked areas for what each device served, ``flash_throughput_mib_s`` (the cache device)
 and ``backing_throughput_mib_s`` (the core device), in MiB/s, and a line of the total served

@@ -1,10 +1,10 @@
 // traces/cachelib_block_reader.cpp — Meta's block/chunk-store traces as CacheBench replays them
 // (format "cachelib_block").
 //
-// Format source: CacheLib cachelib/cachebench/workload/BlockChunkReplayGenerator.{h,cpp}, the
-// reader of the sample traces cachelib/cachebench/test_configs/trace_replay/block_chunk/
-// block_traces_{1,2}.csv (see /work/shared/traces/README.md). The first line is a header;
-// columns are found by name:
+// Format source: CacheLib (github.com/facebook/CacheLib) cachelib/cachebench/workload/
+// BlockChunkReplayGenerator.{h,cpp}, CacheBench's reader of the sample traces
+// cachelib/cachebench/test_configs/trace_replay/block_chunk/block_traces_{1,2}.csv. The first
+// line is a header; columns are found by name:
 //
 //   op_time    required  seconds (integer or decimal);
 //   block_id   required  opaque text; hashed once with hash_key() (XXH3-64);
@@ -14,8 +14,9 @@
 //   block_id_size, io_offset, user_name, user_namespace, host_name, rs_shard_id: ignored.
 //
 // One request per row, repeated op_count times, key = block_id and size = io_size: the
-// semantics of the reference runs in /work/shared/traces/README.md (libCacheSim's CSV reader
-// with time, block_id, io_size and op_count columns). CacheBench itself keys block_id with the
+// semantics of libCacheSim's CSV reader (libCacheSim/traceReader/generalReader/csv.c) with the
+// time, block_id, io_size and op_count columns as its time, obj-id, obj-size and cnt columns.
+// CacheBench itself keys block_id with the
 // shard and splits [io_offset, io_offset + io_size) into chunks; FlashPQ's split_blocks
 // transform does the splitting where it is wanted. A row with io_size 0 is skipped. Errors name
 // "<file>:<line>", the column and the text found.

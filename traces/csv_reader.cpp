@@ -1,10 +1,10 @@
 // traces/csv_reader.cpp — generic delimited-text traces (format "csv").
 //
-// Semantics follow libCacheSim's CSV reader (libCacheSim/traceReader/generalReader/csv.c, whose
-// options `time-col`, `obj-id-col`, `obj-size-col`, `op-col`, `header`, `delimiter` and
-// `obj-id-is-num` correspond to the keys trace.time_col, key_col, size_col, op_col, header,
-// delimiter and key_is_numeric; see ../shared/traces/README.md). Columns are 1-based; 0 means
-// absent:
+// Semantics follow libCacheSim's CSV reader (github.com/1a1a11a/libCacheSim,
+// libCacheSim/traceReader/generalReader/csv.c, whose options `time-col`, `obj-id-col`,
+// `obj-size-col`, `op-col`, `header`, `delimiter` and `obj-id-is-num` correspond to the keys
+// trace.time_col, key_col, size_col, op_col, header, delimiter and key_is_numeric). Columns are
+// 1-based; 0 means absent:
 //
 //   key_col    required  decimal uint64 if key_is_numeric, else the field text hashed with
 //                        hash_key() (XXH3-64).

@@ -1,7 +1,10 @@
-// traces/csv_util.h — line splitting and field parsing shared by the CSV trace readers
-// (csv_reader.cpp and kvcache_csv_reader.cpp). Internal to traces/; not part of the public API.
+// traces/csv_util.h — line splitting and field parsing shared by the text trace readers (csv,
+// kvcache_csv, twitter, msr, cachelib_block, fio_iolog). Internal to traces/; not part of the
+// public API.
 //
-// CSV dialect: one record per line, lines end in "\n" or "\r\n", fields are separated by a
+// CSV dialect: one record per line, lines end in "\n" or "\r\n", a UTF-8 byte order mark (EF BB
+// BF) at the start of the file is skipped (some editors and spreadsheets write one; it is not
+// part of the first field), fields are separated by a
 // single delimiter character and are taken literally (no quoting or escaping: neither
 // libCacheSim's CSV traces nor CacheBench's replay traces quote fields). Numeric fields and op
 // names may be surrounded by spaces or tabs, which are ignored; key text is used as is.
@@ -40,8 +43,9 @@ inline double time_unit_ns(const Params& params) {
   return unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : 1.0;
 }
 
-/// Streams the lines of a (possibly zstd-compressed) text file through a fixed buffer that only
-/// grows to hold the longest line. Never reads the whole file into memory.
+/// Streams the lines of a (possibly zstd- or gzip-compressed) text file through a fixed buffer
+/// that only grows to hold the longest line. Never reads the whole file into memory. A UTF-8
+/// byte order mark (EF BB BF, Unicode 15 §23.8) at the start of the text is skipped.
 class LineReader {
  public:
   /// Opens `path`. Throws TraceError if it cannot be opened.
@@ -51,6 +55,11 @@ class LineReader {
   /// returns false at the end of the file. The view is valid until the next call. A last line
   /// without a terminator is returned too. Throws TraceError on I/O or decompression errors.
   bool next(std::string_view& line) {
+    if (!started_) {
+      started_ = true;
+      while (end_ - pos_ < kBom.size() && !eof_) fill();
+      if (std::string_view(buf_.data() + pos_, end_ - pos_).starts_with(kBom)) pos_ += kBom.size();
+    }
     for (;;) {
       const char* begin = buf_.data() + pos_;
       const void* nl = std::memchr(begin, '\n', end_ - pos_);
@@ -80,6 +89,7 @@ class LineReader {
 
  private:
   static constexpr size_t kInitialBuffer = kFuzzingBuild ? 64 : 1 << 20;
+  static constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
   static std::string_view strip_cr(std::string_view s) {
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -105,6 +115,7 @@ class LineReader {
   size_t pos_ = 0;
   size_t end_ = 0;
   bool eof_ = false;
+  bool started_ = false;  // the byte order mark is looked for before the first line
   uint64_t line_number_ = 0;
 };
 

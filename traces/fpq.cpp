@@ -29,8 +29,6 @@ static_assert(sizeof(Request) == FpqHeader::kRecordBytes);
 
 namespace {
 
-constexpr char kMagic[8] = {'F', 'P', 'Q', 'T', 'R', 'A', 'C', 'E'};
-
 template <class T>
 T load(const unsigned char* p) {
   T v;
@@ -48,7 +46,7 @@ std::string errno_text() {
 
 // The header's fields from its 4096 bytes; checks magic, version, record size and description.
 FpqHeader decode_header(const unsigned char* h, const std::string& path) {
-  if (std::memcmp(h, kMagic, sizeof kMagic) != 0) {
+  if (std::memcmp(h, FpqHeader::kMagic.data(), FpqHeader::kMagic.size()) != 0) {
     throw TraceError(path + ": byte 0: expected the magic 'FPQTRACE' of a .fpq file, found '" +
                      std::string(reinterpret_cast<const char*>(h), 8) + "'");
   }
@@ -82,7 +80,7 @@ FpqHeader decode_header(const unsigned char* h, const std::string& path) {
 
 void encode_header(const FpqHeader& f, unsigned char* h) {
   std::memset(h, 0, FpqHeader::kHeaderBytes);
-  std::memcpy(h, kMagic, sizeof kMagic);
+  std::memcpy(h, FpqHeader::kMagic.data(), FpqHeader::kMagic.size());
   store<uint32_t>(h + 8, FpqHeader::kVersion);
   store<uint32_t>(h + 12, f.flags);
   store<uint64_t>(h + 16, f.records);

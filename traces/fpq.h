@@ -3,8 +3,9 @@
 //
 // A .fpq file is a 4096-byte header and fixed-size little-endian records, read through mmap
 // (sequentially advised; `trace.preload: true` faults the whole file in first), so a replay
-// reads requests at memory speed (CacheBench's binary replayer is the model:
-// ../shared/seeds/cachebench-binary-replayer.txt).
+// reads requests at memory speed (CacheBench's binary-replay generator is the model: CacheLib,
+// github.com/facebook/CacheLib, cachelib/cachebench/workload/BinaryKVReplayGenerator.h, which
+// replays fixed-size requests from a file mapped into memory).
 //
 // Header, little-endian:
 //   offset 0   char[8]  magic "FPQTRACE"
@@ -28,6 +29,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "traces/trace_reader.h"
 
@@ -35,6 +37,8 @@ namespace flashpq {
 
 /// The header of a .fpq file, as read or written.
 struct FpqHeader {
+  /// The magic number, the file's first 8 bytes.
+  static constexpr std::string_view kMagic = "FPQTRACE";
   static constexpr uint32_t kVersion = 1;
   static constexpr uint64_t kHeaderBytes = 4096;
   static constexpr uint32_t kRecordBytes = 24;

@@ -1,9 +1,9 @@
 // traces/kvcache_csv_reader.cpp — CacheBench's key-value replay trace (format "kvcache_csv").
 //
-// Format source: CacheLib cachelib/cachebench/workload/KVReplayGenerator.h, the reader of the
-// sample traces cachelib/cachebench/test_configs/trace_replay/kvcache/kv_traces_{1,2}.csv; see
-// /work/shared/traces/README.md. The first line is a header; columns are found by name, so their
-// order does not matter:
+// Format source: CacheLib (github.com/facebook/CacheLib) cachelib/cachebench/workload/
+// KVReplayGenerator.h, CacheBench's reader of the sample traces
+// cachelib/cachebench/test_configs/trace_replay/kvcache/kv_traces_{1,2}.csv. The first line is a
+// header; columns are found by name, so their order does not matter:
 //
 //   key        required  opaque string; hashed once with hash_key() (XXH3-64).
 //   op         required  GET, GET_LEASE -> get; SET, SET_LEASE -> set; DELETE -> delete

@@ -1,4 +1,4 @@
-// traces/lcs_reader.cpp — libCacheSim's lcs binary trace (format "lcs"), plain or zstd.
+// traces/lcs_reader.cpp — libCacheSim's lcs binary trace (format "lcs"), plain, zstd or gzip.
 //
 // Format source: libCacheSim traceReader/customizedReader/lcs.h. An 8192-byte header, then
 // fixed-size little-endian records whose layout the header's version selects:

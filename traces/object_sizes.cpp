@@ -69,8 +69,10 @@ const KeySpec kSizeTrace = key("trace.size_trace", ValueType::kPath)
                                .desc("empirical: the trace whose object sizes are drawn from");
 const KeySpec kSizeTraceFormat = key("trace.size_trace_format", ValueType::kString)
                                      .strict_to_readers()
-                                     .def("oracleGeneral")
-                                     .desc("empirical: the format of trace.size_trace");
+                                     .def("auto")
+                                     .desc(
+                                         "empirical: the format of trace.size_trace (auto: "
+                                         "by its content, as trace.format)");
 const KeySpec kShape = key("trace.size_shape", ValueType::kFloat)
                            .strict_to_readers()
                            .def("1.5")
@@ -171,7 +173,9 @@ ObjectSizes ObjectSizes::from(const Params& p, uint64_t seed, uint64_t default_s
     }
     s.size_trace = p.get<std::string>(kSizeTrace);
     s.size_trace_format = p.get<std::string>(kSizeTraceFormat);
-    auto reader = open_trace(trace_file(s.size_trace, s.size_trace_format));
+    auto reader = open_trace(trace_file(s.size_trace,
+                                        s.size_trace_format == "auto" ? "" : s.size_trace_format,
+                                        kSizeTraceFormat.name));
     KeySet seen;
     auto sizes = std::make_shared<std::vector<uint32_t>>();
     std::vector<Request> batch(4096);

@@ -14,7 +14,8 @@
 //   pareto      size_min · U^(−1/shape) (inversion of the Pareto CDF 1 − (x_m/x)^shape), shape
 //               = trace.size_shape, clamped to size_max;
 //   empirical   the sizes of the objects of a trace file (trace.size_trace, read as
-//               trace.size_trace_format; each object's first-seen size, as the working set
+//               trace.size_trace_format, by default as its content says: traces/trace_reader.h
+//               trace_format_for(); each object's first-seen size, as the working set
 //               counts it): the key's variate picks one of them, so the generated objects'
 //               sizes follow that trace's object size distribution.
 #pragma once
@@ -47,9 +48,9 @@ struct ObjectSizes {
   double shape = 1.5;
   /// The cell's seed.
   uint64_t seed = 1;
-  /// empirical: the trace file and its format, and its objects' sizes, sorted (shared between
-  /// copies; loaded by from()).
-  std::string size_trace, size_trace_format = "oracleGeneral";
+  /// empirical: the trace file and its format ("auto": by its content, trace_format_for()), and
+  /// its objects' sizes, sorted (shared between copies; loaded by from()).
+  std::string size_trace, size_trace_format = "auto";
   std::shared_ptr<const std::vector<uint32_t>> empirical;
 
   /// The size of `key`'s object, in bytes, in [1, 2^32 − 1]. Inline for the constant case (a

@@ -1,8 +1,9 @@
 // traces/oracle_general_reader.cpp — libCacheSim's oracleGeneral binary trace, plain or zstd.
 //
-// Format source: libCacheSim/traceReader/customizedReader/oracle/oracleGeneralBin.h (reader)
-// and libCacheSim/bin/traceUtils/traceConv.cpp (writer); see /work/shared/traces/README.md.
-// The file is a packed array of little-endian 24-byte records with no header:
+// Format source: libCacheSim (github.com/1a1a11a/libCacheSim)
+// libCacheSim/traceReader/customizedReader/oracle/oracleGeneralBin.h (reader) and
+// libCacheSim/bin/traceUtils/traceConv.cpp (writer). The file is a packed array of little-endian
+// 24-byte records with no header:
 //
 //   offset 0   u32 clock_time          seconds
 //   offset 4   u64 obj_id

@@ -5,7 +5,9 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -42,23 +44,23 @@ std::string stored_identity(const TraceConfig& config) {
                      static_cast<uint64_t>(st.st_ino));
 }
 
+// The user cache directory (XDG Base Directory Specification 0.8: $XDG_CACHE_HOME, "If
+// $XDG_CACHE_HOME is either not set or empty, a default equal to $HOME/.cache should be used";
+// a relative path in it is invalid and ignored), or "" when neither variable is usable.
 std::string user_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') {
-    return (fs::path(x) / "flashpq").string();
+  if (const char* x = std::getenv("XDG_CACHE_HOME");
+      x != nullptr && *x != '\0' && fs::path(x).is_absolute()) {
+    return (fs::path(x) / "flashpq").lexically_normal().string();
   }
   if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
-    return (fs::path(h) / ".cache" / "flashpq").string();
+    return fs::absolute(fs::path(h) / ".cache" / "flashpq").lexically_normal().string();
   }
-  return (fs::temp_directory_path() / "flashpq-cache").string();
+  return "";
 }
 
-// Writable, and meant to be: root passes access() on any folder, so a folder whose mode grants
-// no one write permission (a read-only share of traces) counts as not writable.
-bool writable_dir(const fs::path& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || (st.st_mode & 0222) == 0) return false;
-  return ::access(dir.c_str(), W_OK | X_OK) == 0;
-}
+constexpr const char* kNoCacheDir =
+    "neither XDG_CACHE_HOME nor HOME is set: kept in memory only; --summary-cache DIR stores "
+    "summaries";
 
 }  // namespace
 
@@ -80,27 +82,68 @@ std::string trace_identity(const TraceConfig& t) {
                      t.device.logical_block_bytes);
 }
 
+std::string summary_cache_dir(const SummaryCacheOptions& options) {
+  if (options.dir.empty()) return user_cache_dir();
+  std::error_code ec;
+  const fs::path dir = fs::absolute(options.dir, ec);
+  return (ec ? fs::path(options.dir) : dir).lexically_normal().string();
+}
+
 std::string summary_cache_path(const TraceConfig& config, const SummaryCacheOptions& options) {
+  const std::string dir = summary_cache_dir(options);
+  if (dir.empty()) return "";
   const std::string id = trace_identity(config);
   const std::string h = hex64(XXH3_64bits(id.data(), id.size()));
   const std::string& path = config.path();
-  if (!options.dir.empty()) {
-    const std::string stem =
-        path.empty() ? std::string("generator") : fs::path(path).filename().string();
-    return (fs::path(options.dir) / fmt::format("{}.{}.flashpq-summary", stem, h)).string();
-  }
-  if (!path.empty()) {
-    const fs::path p(path);
-    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-    if (writable_dir(dir)) {
-      return (dir / fmt::format(".{}.{}.flashpq-summary", p.filename().string(), h.substr(0, 8)))
-          .string();
+  const std::string stem =
+      path.empty() ? std::string("generator") : fs::path(path).filename().string();
+  return (fs::path(dir) / fmt::format("{}.{}.flashpq-summary", stem, h)).string();
+}
+
+std::string SummaryOrigin::text() const {
+  if (from_cache) return "read from the summary cache: " + file;
+  if (stored) return "computed (one read of the trace), stored in " + file;
+  return "computed (one read of the trace), not stored: " + not_stored;
+}
+
+std::string describe_summary_origins(const std::vector<SummaryOrigin>& origins, size_t failed) {
+  size_t computed = 0, stored = 0, read = 0;
+  std::string stored_dir, read_dir, why;
+  for (const SummaryOrigin& o : origins) {
+    if (o.from_cache) {
+      ++read;
+      read_dir = fs::path(o.file).parent_path().string();
+    } else {
+      ++computed;
+      if (o.stored) {
+        ++stored;
+        stored_dir = fs::path(o.file).parent_path().string();
+      } else if (why.empty()) {
+        why = o.not_stored;
+      }
     }
-    return (fs::path(user_cache_dir()) /
-            fmt::format("{}.{}.flashpq-summary", p.filename().string(), h))
-        .string();
   }
-  return (fs::path(user_cache_dir()) / fmt::format("generator.{}.flashpq-summary", h)).string();
+  std::vector<std::string> parts;
+  if (computed != 0) {
+    if (stored == computed) {
+      parts.push_back(fmt::format("{} summarised (stored in {})", computed, stored_dir));
+    } else if (stored == 0) {
+      parts.push_back(fmt::format("{} summarised (not stored: {})", computed, why));
+    } else {
+      parts.push_back(fmt::format("{} summarised ({} stored in {}, {} not: {})", computed, stored,
+                                  stored_dir, computed - stored, why));
+    }
+  }
+  if (read != 0) {
+    parts.push_back(fmt::format("{} read from the summary cache ({})", read, read_dir));
+  }
+  if (failed != 0) {
+    parts.push_back(fmt::format("{} could not be read (their cells fail with the error)", failed));
+  }
+  if (parts.empty()) return "traces: none";
+  std::string out = "traces: " + parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) out += ", " + parts[i];
+  return out;
 }
 
 std::string format_summary(const TraceSummary& s, const std::string& identity) {
@@ -237,11 +280,21 @@ bool parse_summary(const std::string& text, const std::string& identity, TraceSu
 }
 
 TraceSummary cached_summary(const TraceConfig& config, const SummaryCacheOptions& options,
-                            bool* from_cache) {
-  if (from_cache != nullptr) *from_cache = false;
-  if (!options.enabled) return summarize_trace(config);
-  const std::string identity = stored_identity(config);
+                            SummaryOrigin* origin) {
+  SummaryOrigin local;
+  SummaryOrigin& o = origin != nullptr ? *origin : local;
+  o = SummaryOrigin{};
+  if (!options.enabled) {
+    o.not_stored = "the summary cache is disabled";
+    return summarize_trace(config);
+  }
   const std::string where = summary_cache_path(config, options);
+  if (where.empty()) {
+    o.not_stored = kNoCacheDir;
+    return summarize_trace(config);
+  }
+  o.file = where;
+  const std::string identity = stored_identity(config);
   {
     std::ifstream in(where, std::ios::binary);
     if (in) {
@@ -249,29 +302,46 @@ TraceSummary cached_summary(const TraceConfig& config, const SummaryCacheOptions
       buf << in.rdbuf();
       TraceSummary s;
       if (parse_summary(buf.str(), identity, s)) {
-        if (from_cache != nullptr) *from_cache = true;
+        o.from_cache = true;
         return s;
       }
     }
   }
   TraceSummary s = summarize_trace(config);
   // The file's status after the read: a trace written while it was read is not trusted later.
-  if (stored_identity(config) != identity) return s;
+  if (stored_identity(config) != identity) {
+    o.not_stored = "the trace changed while it was read";
+    return s;
+  }
   std::error_code ec;
-  fs::create_directories(fs::path(where).parent_path(), ec);
+  const fs::path dir = fs::path(where).parent_path();
+  fs::create_directories(dir, ec);
+  if (ec) {
+    o.not_stored = fmt::format("cannot create {}: {}", dir.string(), ec.message());
+    return s;
+  }
   const std::string tmp = fmt::format("{}.{}.tmp", where, static_cast<long>(::getpid()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return s;
+    if (!out) {
+      o.not_stored = fmt::format("cannot write {}: {}", tmp, std::strerror(errno));
+      return s;
+    }
     out << format_summary(s, identity);
     out.flush();
     if (!out) {
+      o.not_stored = fmt::format("cannot write {}", tmp);
       fs::remove(tmp, ec);
       return s;
     }
   }
   fs::rename(tmp, where, ec);
-  if (ec) fs::remove(tmp, ec);
+  if (ec) {
+    o.not_stored = fmt::format("cannot write {}: {}", where, ec.message());
+    fs::remove(tmp, ec);
+    return s;
+  }
+  o.stored = true;
   return s;
 }
 

@@ -7,10 +7,15 @@
 #include <xxhash.h>
 
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include "fmt/format.h"
+#include "traces/csv_util.h"
+#include "traces/fpq.h"
 #include "traces/transforms.h"
+#include "traces/zstd_stream.h"
 
 namespace flashpq {
 
@@ -58,16 +63,147 @@ const TraceFormat& trace_format(const std::string& name) {
 const SectionSpec& trace_section() {
   static const SectionSpec section = registry_section(
       "trace", {kTracePathKey, transforms_key()},
-      key("trace.format", ValueType::kEnum).def("oracleGeneral").desc("trace format"),
+      key("trace.format", ValueType::kEnum)
+          .def("oracleGeneral")
+          .desc("trace format; not written: the file's content decides when it has a magic "
+                "number (fpq, lcs, fio_iolog), else its extension (.fpq, .lcs), else "
+                "oracleGeneral"),
       entry_specs(trace_formats()));
   return section;
 }
 
-TraceConfig trace_file(const std::string& path, const std::string& format) {
+TraceConfig trace_file(const std::string& path, const std::string& format,
+                       std::string_view option) {
   TraceConfig c;
-  c.format = format;
+  c.format = path.empty() ? (format.empty() ? "oracleGeneral" : format)
+                          : trace_format_for(path, format, option);
   c.params.set(kTracePathKey.name, path);
   return c;
+}
+
+namespace {
+
+// libCacheSim's lcs magic (traceReader/customizedReader/lcs.h; traces/lcs_reader.cpp reads it).
+constexpr unsigned char kLcsMagic[8] = {0xf0, 0xde, 0xbc, 0x9a, 0x78, 0x56, 0x34, 0x12};
+// A UTF-8 byte order mark (Unicode 15, §23.8), which some editors put at the start of a file.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+// The text formats, for the message that asks to name one.
+constexpr const char* kTextFormats = "csv, kvcache_csv, twitter, msr or cachelib_block";
+
+// Whether `s` is UTF-8 text: no control character but tab, LF and CR, and well-formed
+// multi-byte sequences (one cut by the end of `s` counts when `s` is only the file's start).
+bool utf8_text(std::string_view s, bool whole_file) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    const size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
+    if (n == 0) return false;
+    if (i + n > s.size()) return !whole_file;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+// The name without compression suffixes: "t.lcs.zst" -> "t.lcs".
+std::string without_compression_suffix(std::string name) {
+  for (const char* suffix : {".zst", ".zstd", ".gz"}) {
+    if (name.ends_with(suffix)) return name.substr(0, name.size() - std::strlen(suffix));
+  }
+  return name;
+}
+
+}  // namespace
+
+TraceContent trace_content(const std::string& path) {
+  TraceContent c;
+  std::string head;
+  try {
+    ByteStream in(path);
+    head.resize(4096);
+    head.resize(in.read(head.data(), head.size()));
+    c.compression = in.compression();
+  } catch (const std::exception& e) {
+    c.what = std::string("unreadable (") + e.what() + ")";
+    return c;
+  }
+  // "a zstd-compressed .fpq trace", "gzip-compressed text".
+  const std::string packed = c.compression.empty() ? "" : c.compression + "-compressed ";
+  const std::string_view h(head);
+  if (h.starts_with(FpqHeader::kMagic)) {
+    c.format = "fpq";
+    c.what = "a " + packed + ".fpq trace (magic 'FPQTRACE' at byte 0)";
+    return c;
+  }
+  if (h.size() >= sizeof kLcsMagic && std::memcmp(h.data(), kLcsMagic, sizeof kLcsMagic) == 0) {
+    c.format = "lcs";
+    c.what = "a " + packed + "libCacheSim lcs trace (magic 0x123456789abcdef0 at byte 0)";
+    return c;
+  }
+  if (h.empty()) {
+    c.what = c.compression.empty() ? "empty" : "empty (" + c.compression + "-compressed)";
+    return c;
+  }
+  const bool whole_file = head.size() < 4096;
+  std::string_view body = h.starts_with(kUtf8Bom) ? h.substr(kUtf8Bom.size()) : h;
+  c.text = utf8_text(body, whole_file);
+  if (!c.text) {
+    c.what = packed + "binary data without a magic number";
+    return c;
+  }
+  std::string_view first = body.substr(0, body.find('\n'));
+  if (first.ends_with('\r')) first.remove_suffix(1);
+  first = csv::trim(first);
+  if (first.starts_with("fio version ") && first.ends_with(" iolog")) {
+    c.format = "fio_iolog";
+    c.what = "a " + packed + "fio iolog (first line " + csv::quote(first) + ")";
+    return c;
+  }
+  c.what = packed + "text (first line " + csv::quote(first) + ")";
+  return c;
+}
+
+std::string trace_format_for(const std::string& path, const std::string& named,
+                             std::string_view option) {
+  if (named == "generator" || path.empty()) return named.empty() ? "oracleGeneral" : named;
+  std::error_code ec;
+  const bool readable = std::filesystem::is_regular_file(path, ec);
+  const TraceContent content = readable ? trace_content(path) : TraceContent{};
+  if (!content.format.empty()) {
+    if (!named.empty() && named != content.format) {
+      throw std::invalid_argument(fmt::format(
+          "{}: the content is {}, not {} as {} says: use {} {}, or leave {} out (the content "
+          "decides)",
+          path, content.what, named, option, option, content.format, option));
+    }
+    if (content.format == "fpq" && !content.compression.empty()) {
+      throw std::invalid_argument(
+          fmt::format("{}: the content is {}: a .fpq trace is read in place (mmap), so it must "
+                      "not be compressed: decompress it first ({} -d)",
+                      path, content.what, content.compression == "gzip" ? "gzip" : "zstd"));
+    }
+    return content.format;
+  }
+  if (!named.empty()) return named;
+  const std::string name =
+      without_compression_suffix(std::filesystem::path(path).filename().string());
+  if (name.ends_with(".fpq")) return "fpq";
+  if (name.ends_with(".lcs")) return "lcs";
+  if (content.text) {
+    throw std::invalid_argument(
+        fmt::format("{}: the content is {}, not a binary trace: name its format with {} ({})", path,
+                    content.what, option, kTextFormats));
+  }
+  return "oracleGeneral";
 }
 
 std::unique_ptr<TraceReader> open_trace(const TraceConfig& config) {

@@ -5,6 +5,12 @@
 // TraceFormat) plus one line in the registry of trace_reader.cpp; the YAML key `trace.format`
 // selects it by name. Generators are one more format, "generator", with a registry of their own
 // (traces/generator.h).
+//
+// A file's format is decided by its content wherever the content can: compression (zstd, gzip)
+// always is (traces/zstd_stream.h), and a format with a magic number at its start — fpq, lcs,
+// fio_iolog — is recognised by it whatever the file's name or the format named
+// (trace_format_for()). The format named (trace.format, --format) decides the others, then the
+// file's extension, then "oracleGeneral", libCacheSim's headerless binary.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "devices/device.h"
@@ -35,7 +42,9 @@ class TraceError : public std::runtime_error {
 struct TraceConfig {
   /// Registered format name: "oracleGeneral" (libCacheSim binary, plain or .zst),
   /// "kvcache_csv" (CacheBench kvcache CSV), "csv" (generic CSV), "generator" (no file:
-  /// requests made by the generator trace.generator names). Default "oracleGeneral".
+  /// requests made by the generator trace.generator names), ... (trace_format_names()).
+  /// Default "oracleGeneral". trace_file() and the experiment loader set it with
+  /// trace_format_for(), the content first.
   std::string format = "oracleGeneral";
   /// The trace.* values, by dotted key (trace.path, the CSV columns, the generator's keys).
   Params params;
@@ -49,8 +58,53 @@ struct TraceConfig {
   const std::string& path() const { return params.text("trace.path"); }
 };
 
-/// A trace file at `path` in `format` (no other key set): the usual way to read a file in code.
-TraceConfig trace_file(const std::string& path, const std::string& format = "oracleGeneral");
+/// A trace file at `path` (no other key set): the usual way to read a file in code. Its format
+/// is trace_format_for(path, format, option): the content's when it has a magic number, else
+/// `format` when given, else by the extension, else "oracleGeneral". With an empty path (a
+/// config whose path is set later) the format is `format`, or "oracleGeneral".
+/// Throws std::invalid_argument as trace_format_for().
+TraceConfig trace_file(const std::string& path, const std::string& format = "",
+                       std::string_view option = "trace.format");
+
+/// What the first bytes of a trace file say (trace_content()).
+struct TraceContent {
+  /// "zstd" or "gzip" when the file is compressed (by their magic numbers: zstd 28 B5 2F FD,
+  /// RFC 8878 §3.1.1, and its skippable frames; gzip 1F 8B, RFC 1952 §2.3.1), else "".
+  std::string compression;
+  /// The format whose magic number starts the (decompressed) content, else "": "fpq" (the
+  /// bytes "FPQTRACE", traces/fpq.h), "lcs" (u64 0x123456789abcdef0, little-endian: libCacheSim
+  /// traceReader/customizedReader/lcs.h), "fio_iolog" (the line "fio version 2 iolog" or "fio
+  /// version 3 iolog": fio HOWTO, "Trace file format").
+  std::string format;
+  /// The content for messages: "a .fpq trace (magic 'FPQTRACE' at byte 0)", "text (first
+  /// line 'key,op,size')", "binary data without a magic number", "empty", ...
+  std::string what;
+  /// True when the first bytes (up to 4 KiB) are UTF-8 text: no NUL or other control
+  /// character but tab, CR and LF (a UTF-8 byte order mark, EF BB BF, is allowed first).
+  bool text = false;
+};
+
+/// Reads up to the first 8 KiB of the (decompressed) file at `path` and says what they are.
+/// Never throws: a file that cannot be read, or whose compressed data are corrupt, is
+/// reported as such in `what` (the reader's own error says more when it is opened).
+TraceContent trace_content(const std::string& path);
+
+/// The format in which to read the trace file at `path`, given the format named by the user
+/// (`named`, "" for none) under the name `option` ("trace.format", "--format"):
+///   1. the format of the content's magic number (trace_content()) — if `named` is another,
+///      std::invalid_argument "PATH: the content is WHAT, not NAMED as OPTION says: use OPTION
+///      FORMAT, or leave OPTION out (the content decides)"; a compressed .fpq file is refused
+///      too (it is read with mmap: decompress it first);
+///   2. else `named`;
+///   3. else the extension, compression suffixes (.zst, .zstd, .gz) aside: .fpq -> fpq,
+///      .lcs -> lcs;
+///   4. else, for text content, std::invalid_argument naming the text formats to choose from
+///      (a CSV trace read as binary records would be nonsense);
+///   5. else "oracleGeneral".
+/// A file that does not exist or cannot be read gets steps 2, 3 and 5 (its reader reports it).
+/// `named` "generator" is returned as it is.
+std::string trace_format_for(const std::string& path, const std::string& named,
+                             std::string_view option = "trace.format");
 
 /// trace.path, read by every format that reads a file: the trace file (plain or
 /// zstd-compressed). Required for those formats; set with a generator it is an error.

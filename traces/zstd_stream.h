@@ -65,8 +65,11 @@ class ByteStream {
   ///    at compressed byte offset N before the frame is complete").
   size_t read(void* dst, size_t n);
 
-  /// True if the file starts with a zstd magic number.
-  bool compressed() const { return dctx_ != nullptr; }
+  /// True if the file starts with a zstd or a gzip magic number (it is decompressed).
+  bool compressed() const { return dctx_ != nullptr || gzip_ != nullptr; }
+
+  /// "zstd", "gzip", or "" for a plain file.
+  const char* compression() const { return dctx_ ? "zstd" : gzip_ ? "gzip" : ""; }
 
   /// The path given to the constructor.
   const std::string& path() const { return path_; }

@@ -112,9 +112,9 @@ std::string describe_trace(const std::string& path, const std::string& format,
       TraceSummary::kZipfFitRanks, reuse.empty() ? "-" : reuse, s.content_hash, where);
 }
 
-// The trace a command names: "generator:NAME", or a file in `format`.
+// The trace a command names: "generator:NAME", or a file in `format` ("": by its content).
 TraceConfig trace_source(const std::string& source, const std::string& format) {
-  if (!source.starts_with("generator:")) return trace_file(source, format);
+  if (!source.starts_with("generator:")) return trace_file(source, format, "--format");
   TraceConfig t;
   t.format = "generator";
   t.params.set(generator_key().name, source.substr(10));
@@ -214,8 +214,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
   run->add_option("--summary-cache", sweep.summaries.dir,
-                  "Directory for trace summaries (default: beside each trace when writable, "
-                  "else $XDG_CACHE_HOME/flashpq)");
+                  "Directory for trace summaries (default: $XDG_CACHE_HOME/flashpq, else "
+                  "~/.cache/flashpq; never beside the traces)");
   bool no_summary_cache = false;
   run->add_flag("--no-summary-cache", no_summary_cache,
                 "Summarise every trace afresh; read and write no stored summary");
@@ -295,18 +295,21 @@ int main(int argc, char** argv) {
   collect->add_option("--summary-cache", collect_cache, "Accepted, as for run (not used)");
 
   auto* trace = app.add_subcommand("trace", "Inspect traces");
+  const char* kFormatHelp =
+      "Trace format (default: the file's content when it has a magic number - fpq, lcs, "
+      "fio_iolog -, else its extension - .fpq, .lcs -, else oracleGeneral)";
   trace->require_subcommand(1);
   auto* trace_info = trace->add_subcommand(
       "info",
       "Requests, distinct objects, working set, largest object and content hash of a trace (one "
       "read, then from the summary cache that flashpq run shares)");
-  std::string info_path, info_format = "oracleGeneral";
+  std::string info_path, info_format;
   std::vector<std::string> info_sets;
   SummaryCacheOptions info_cache;
   bool info_json = false;
   uint64_t info_seed = 1;
   trace_info->add_option("path", info_path, "Trace file, or generator:NAME")->required();
-  trace_info->add_option("--format", info_format, "Trace format")->capture_default_str();
+  trace_info->add_option("--format", info_format, kFormatHelp);
   trace_info->add_option("--set", info_sets, "trace.KEY=VALUE: the format's keys (CSV columns)");
   trace_info->add_option("--summary-cache", info_cache.dir, "As for run");
   trace_info->add_flag("--json", info_json, "One JSON object, for scripts");
@@ -315,13 +318,13 @@ int main(int argc, char** argv) {
       "convert",
       "Writes a trace file or a generator's requests, transformed, as .fpq (FlashPQ's native "
       "format) or oracleGeneral (.zst: compressed), chosen by OUT's name");
-  std::string tc_in, tc_out, tc_format = "oracleGeneral";
+  std::string tc_in, tc_out, tc_format;
   std::vector<std::string> tc_sets, tc_transforms;
   uint64_t tc_seed = 1;
   trace_convert->add_option("in", tc_in, "Trace file, or generator:NAME")->required();
   trace_convert->add_option("out", tc_out, "OUT.fpq, or OUT.oracleGeneral[.zst] (also .bin)")
       ->required();
-  trace_convert->add_option("--format", tc_format, "Input trace format")->capture_default_str();
+  trace_convert->add_option("--format", tc_format, kFormatHelp);
   trace_convert->add_option("--set", tc_sets, "trace.KEY=VALUE: the format's or generator's keys");
   trace_convert->add_option("--transform", tc_transforms,
                             "A transform, 'NAME KEY=VALUE ...' (traces/transforms.h), in order");
@@ -330,12 +333,12 @@ int main(int argc, char** argv) {
       "bench",
       "Requests per second a trace file or generator yields (reader alone, one thread, best of "
       "--repeat)");
-  std::string tb_path, tb_format = "oracleGeneral";
+  std::string tb_path, tb_format;
   std::vector<std::string> tb_sets;
   int tb_repeat = 3;
   uint64_t tb_seed = 1;
   trace_bench->add_option("path", tb_path, "Trace file (none for --format generator)");
-  trace_bench->add_option("--format", tb_format, "Trace format")->capture_default_str();
+  trace_bench->add_option("--format", tb_format, kFormatHelp);
   trace_bench->add_option("--set", tb_sets, "trace.KEY=VALUE: the format's or generator's keys");
   trace_bench->add_option("--repeat", tb_repeat, "Full reads; the best is reported")
       ->check(CLI::Range(1, 100))
@@ -679,7 +682,7 @@ int main(int argc, char** argv) {
     }
     if (*trace_bench) {
       TraceConfig t;
-      t.format = tb_format;
+      t.format = trace_format_for(tb_path, tb_format, "--format");
       if (!tb_path.empty()) t.params.set(kTracePathKey.name, tb_path);
       if (!set_trace_keys(tb_sets, "flashpq trace bench", t)) return 2;
       t.seed = tb_seed;
@@ -687,7 +690,7 @@ int main(int argc, char** argv) {
       std::cout << fmt::format(
           "source {}\nformat {}\nrequests {}\nbest_seconds {:.3f}\nrequests_per_s {:.0f}\n"
           "checksum {}\n",
-          tb_path.empty() ? "(generator)" : tb_path, tb_format, m.requests, m.seconds,
+          tb_path.empty() ? "(generator)" : tb_path, t.format, m.requests, m.seconds,
           static_cast<double>(m.requests) / m.seconds, m.checksum);
       return 0;
     }
@@ -695,12 +698,9 @@ int main(int argc, char** argv) {
       TraceConfig t = trace_source(info_path, info_format);
       if (!set_trace_keys(info_sets, "flashpq trace info", t)) return 2;
       t.seed = info_seed;
-      bool hit = false;
-      const TraceSummary sum = cached_summary(t, info_cache, &hit);
-      const std::string where =
-          hit ? "read back from " + summary_cache_path(t, info_cache)
-              : "computed (one read of the trace), stored in " + summary_cache_path(t, info_cache);
-      std::cout << describe_trace(info_path, t.format, sum, info_json, where);
+      SummaryOrigin origin;
+      const TraceSummary sum = cached_summary(t, info_cache, &origin);
+      std::cout << describe_trace(info_path, t.format, sum, info_json, origin.text());
       return 0;
     }
     if (*bench) return des ? run_des_bench(dc, std::cout) : run_bench(bc, std::cout);

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "engine/framework.h"
 #include "experiments/config/schema.h"
 #include "fmt/format.h"
 #include "policies/registry.h"
+#include "traces/trace_reader.h"
 #include "traces/transforms.h"
 
 namespace flashpq {
@@ -74,6 +76,29 @@ Params section_params(const Params& all, const std::string& section) {
   return p;
 }
 
+// trace.format by the trace file's content (traces/trace_reader.h, trace_format_for()): a value
+// not written is replaced by the format the content (else the extension) says; a written value
+// the content contradicts is an error where it was written. nullopt: `values` stand as they are.
+std::optional<std::map<std::string, SourcedValue>> with_trace_format(
+    const std::string& file, const std::map<std::string, SourcedValue>& values) {
+  const auto f = values.find("trace.format"), p = values.find(kTracePathKey.name);
+  if (f == values.end() || p == values.end() || p->second.text.empty()) return std::nullopt;
+  const SourcedValue& named = f->second;
+  std::string format;
+  try {
+    format = trace_format_for(resolve_input_path(p->second.text, file),
+                              named.is_default() ? "" : named.text, "trace.format");
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("{}: key '{}': {}",
+                                  named.is_default() ? p->second.where : named.where,
+                                  named.is_default() ? p->first : f->first, e.what()));
+  }
+  if (format == named.text) return std::nullopt;
+  std::map<std::string, SourcedValue> out = values;
+  out.at("trace.format").text = format;
+  return out;
+}
+
 }  // namespace
 
 std::string resolve_input_path(const std::string& p, const std::string& yaml_file) {
@@ -83,7 +108,9 @@ std::string resolve_input_path(const std::string& p, const std::string& yaml_fil
 }
 
 CellConfig make_cell(const std::string& file, const std::string& experiment, size_t index,
-                     const std::map<std::string, SourcedValue>& values) {
+                     const std::map<std::string, SourcedValue>& given) {
+  const auto detected = with_trace_format(file, given);
+  const std::map<std::string, SourcedValue>& values = detected ? *detected : given;
   CellConfig c;
   c.experiment = experiment;
   c.index = index;

@@ -872,7 +872,7 @@ namespace flashpq {
 namespace {
 
 // Classic GDSF (segments 0) on the exact queue against libCacheSim's GDSF: the miss ratios its
-// cachesim printed (4 decimals) at commit aa0fc40 (the commit of ../shared/traces/README.md),
+// cachesim printed (4 decimals) at commit aa0fc40 of github.com/1a1a11a/libCacheSim,
 // `cachesim TRACE oracleGeneral gdsf 0.01,0.05,0.1,0.2` (w106 with --ignore-obj-size 1), each
 // cache the fraction of the working set as libCacheSim sizes it. Object and byte miss ratios.
 struct LibCacheSimRow {

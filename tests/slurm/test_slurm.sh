@@ -24,6 +24,9 @@ done
 
 W=$(mktemp -d /tmp/flashpq-slurm.XXXXXX)
 chmod 755 "$W"
+# Trace summaries go to the user cache directory (traces/summary_cache.h): this test's, and its
+# jobs' (sbatch passes the environment on), in the scratch directory, not in the user's.
+export XDG_CACHE_HOME="$W/cache"
 cleanup() {
   for f in "$W/slurmd.pid" "$W/slurmctld.pid" "$W/munge/munged.pid"; do
     [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null

@@ -2,7 +2,10 @@
 // run one small experiment on two traces with flashpq to compare their rows.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,45 @@ inline std::vector<std::vector<std::string>> rows_of(const TempDir& dir, const s
     kept.push_back(r);
   }
   return kept;
+}
+
+// A word for the shell, single-quoted.
+inline std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (const char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// What a flashpq process did.
+struct Run {
+  int status = -1;  // exit status, or -1 if it did not exit normally
+  std::string out, err;
+};
+
+// Runs `ENV flashpq ARGS` in `cwd` (ENV: "VAR=value ..." or "env -u VAR", prefixed to the
+// command) and captures its output in files outside `cwd`, in `scratch`.
+inline Run run_flashpq(const std::string& cwd, const std::string& args, const std::string& env,
+                       const TempDir& scratch) {
+  const std::string out = scratch.file("flashpq.stdout"), err = scratch.file("flashpq.stderr");
+  const std::string cmd = "cd " + shell_quoted(cwd) + " && " + env + " " +
+                          shell_quoted(FLASHPQ_BINARY) + " " + args + " >" + shell_quoted(out) +
+                          " 2>" + shell_quoted(err);
+  const int rc = std::system(cmd.c_str());
+  Run r;
+  r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// The names of the entries of `dir`, recursively, sorted (hidden ones included).
+inline std::vector<std::string> listing(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    names.push_back(std::filesystem::relative(e.path(), dir).string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace flashpq::format_test

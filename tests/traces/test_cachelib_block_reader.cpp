@@ -47,9 +47,10 @@ TEST_CASE("cachelib_block: requests as CacheBench's block replay reads them", "[
 }
 
 #ifdef FLASHPQ_SHARED_TRACES
-TEST_CASE("cachelib_block: CacheLib's sample traces expand as the traces README counts",
+TEST_CASE("cachelib_block: CacheLib's sample traces expand as counted independently",
           "[cachelib_block]") {
-  // /work/shared/traces/README.md: 999 rows, 1,023 and 1,016 requests after op_count.
+  // Counted apart from FlashPQ: 999 rows each, 1,023 and 1,016 requests once op_count repeats
+  // them (the sum of the op_count column).
   CHECK(read_all(trace_file(FLASHPQ_SHARED_TRACES "/cachelib/block_chunk/block_traces_1.csv",
                             "cachelib_block"))
             .size() == 1023);

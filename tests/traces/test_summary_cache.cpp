@@ -1,13 +1,20 @@
 // tests/traces/test_summary_cache.cpp — stored trace summaries (traces/summary_cache.h): the
 // stored form reads back field for field, a stored summary is used only for the same trace
-// identity and file status, and a damaged one is recomputed.
+// identity and file status, and a damaged one is recomputed; summaries go to the user cache
+// directory ($XDG_CACHE_HOME, else $HOME) and never beside the trace, in memory only when
+// neither is set, and `flashpq run` and `flashpq trace info` leave a trace's folder as it was
+// and say where the summaries went.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tests/test_util.h"
+#include "tests/traces/format_test_util.h"
 #include "traces/summary_cache.h"
 #include "traces/trace_summary.h"
 
@@ -78,57 +85,163 @@ TEST_CASE("summary cache: computed once, read back, recomputed when the file cha
   SummaryCacheOptions options;
   options.dir = dir.file("cache");
   const TraceConfig c = keys_trace(trace);
-  bool hit = true;
-  const TraceSummary first = cached_summary(c, options, &hit);
-  CHECK_FALSE(hit);
+  SummaryOrigin origin;
+  const TraceSummary first = cached_summary(c, options, &origin);
+  CHECK_FALSE(origin.from_cache);
+  CHECK(origin.stored);
+  CHECK(origin.file == summary_cache_path(c, options));
   CHECK(first.requests == 3);
   CHECK(first.unique_objects == 2);
   CHECK(fs::exists(summary_cache_path(c, options)));
-  const TraceSummary second = cached_summary(c, options, &hit);
-  CHECK(hit);
+  const TraceSummary second = cached_summary(c, options, &origin);
+  CHECK(origin.from_cache);
+  CHECK_FALSE(origin.stored);
   check_same(second, first);
 
   SECTION("same size, another modification time: recomputed") {
     const auto t = fs::last_write_time(trace);
     dir.write("keys.csv", "17\n18\n19\n");  // same size, other bytes
     fs::last_write_time(trace, t + std::chrono::seconds(5));
-    const TraceSummary third = cached_summary(c, options, &hit);
-    CHECK_FALSE(hit);
+    const TraceSummary third = cached_summary(c, options, &origin);
+    CHECK_FALSE(origin.from_cache);
     CHECK(third.unique_objects == 3);
     CHECK(third.content_hash != first.content_hash);
     check_same(third, summarize_trace(c));
   }
   SECTION("a damaged stored summary is recomputed, not an error") {
     std::ofstream(summary_cache_path(c, options), std::ios::trunc) << "flashpq-summary 1\nreq";
-    const TraceSummary again = cached_summary(c, options, &hit);
-    CHECK_FALSE(hit);
+    const TraceSummary again = cached_summary(c, options, &origin);
+    CHECK_FALSE(origin.from_cache);
     check_same(again, first);
-    cached_summary(c, options, &hit);
-    CHECK(hit);  // and stored again
+    cached_summary(c, options, &origin);
+    CHECK(origin.from_cache);  // and stored again
   }
   SECTION("disabled: never read or written") {
     SummaryCacheOptions off = options;
     off.enabled = false;
     off.dir = dir.file("off");
-    cached_summary(c, off, &hit);
-    CHECK_FALSE(hit);
+    cached_summary(c, off, &origin);
+    CHECK_FALSE(origin.from_cache);
+    CHECK_FALSE(origin.stored);
+    CHECK(origin.not_stored == "the summary cache is disabled");
     CHECK_FALSE(fs::exists(off.dir));
+  }
+  SECTION("a directory that cannot be made: computed, not stored, and why") {
+    SummaryCacheOptions blocked = options;
+    blocked.dir = dir.write("a-file", "x") + "/cache";  // under a regular file
+    const TraceSummary s = cached_summary(c, blocked, &origin);
+    check_same(s, first);
+    CHECK_FALSE(origin.stored);
+    CHECK_THAT(origin.not_stored, Catch::Contains("cannot create " + blocked.dir));
+    CHECK_THAT(origin.text(),
+               Catch::StartsWith("computed (one read of the trace), not stored: cannot create"));
   }
 }
 
-TEST_CASE("summary cache: beside the trace when its directory is writable", "[summary_cache]") {
+// Sets (or, with nullptr, unsets) an environment variable of this process for a scope, and
+// restores it after. Test scaffolding: the tests run one at a time in a process.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST_CASE("summary cache: in $XDG_CACHE_HOME/flashpq, never beside the trace", "[summary_cache]") {
   TempDir dir;
-  const std::string trace = dir.write("t/keys.csv", "1\n2\n");
+  const std::string trace = dir.write("data/keys.csv", "1\n2\n1\n");
+  const auto before = format_test::listing(dir.file("data"));
+  const ScopedEnv xdg("XDG_CACHE_HOME", dir.file("xdg").c_str());
   const TraceConfig c = keys_trace(trace);
+  CHECK(summary_cache_dir({}) == dir.file("xdg/flashpq"));
   const std::string where = summary_cache_path(c, {});
-  CHECK(fs::path(where).parent_path() == fs::path(trace).parent_path());
-  CHECK(fs::path(where).filename().string().rfind(".keys.csv.", 0) == 0);
-  bool hit = true;
-  cached_summary(c, {}, &hit);
-  CHECK_FALSE(hit);
+  CHECK(fs::path(where).parent_path() == dir.file("xdg/flashpq"));
+  CHECK(fs::path(where).filename().string().rfind("keys.csv.", 0) == 0);
+  SummaryOrigin origin;
+  CHECK(cached_summary(c, {}, &origin).requests == 3);
+  CHECK(origin.stored);
+  CHECK(origin.file == where);
   CHECK(fs::exists(where));
-  cached_summary(c, {}, &hit);
-  CHECK(hit);
+  CHECK(cached_summary(c, {}, &origin).requests == 3);
+  CHECK(origin.from_cache);
+  CHECK(origin.text() == "read from the summary cache: " + where);
+  CHECK(format_test::listing(dir.file("data")) == before);  // nothing beside the trace
+}
+
+TEST_CASE("summary cache: $HOME/.cache/flashpq when XDG_CACHE_HOME is unset, empty or relative",
+          "[summary_cache]") {
+  TempDir dir;
+  const ScopedEnv home("HOME", dir.file("home").c_str());
+  for (const char* xdg_value : {static_cast<const char*>(nullptr), "", "relative/cache"}) {
+    INFO((xdg_value ? xdg_value : "(unset)"));
+    const ScopedEnv xdg("XDG_CACHE_HOME", xdg_value);
+    CHECK(summary_cache_dir({}) == dir.file("home/.cache/flashpq"));
+  }
+  // --summary-cache DIR: DIR, made absolute.
+  SummaryCacheOptions given;
+  given.dir = "rel/sc";
+  CHECK(summary_cache_dir(given) == (fs::current_path() / "rel/sc").string());
+}
+
+TEST_CASE("summary cache: neither XDG_CACHE_HOME nor HOME: kept in memory, nothing written",
+          "[summary_cache]") {
+  TempDir dir;
+  const std::string trace = dir.write("data/keys.csv", "1\n2\n1\n");
+  const auto before = format_test::listing(dir.path());
+  const ScopedEnv xdg("XDG_CACHE_HOME", nullptr), home("HOME", nullptr);
+  CHECK(summary_cache_dir({}).empty());
+  const TraceConfig c = keys_trace(trace);
+  CHECK(summary_cache_path(c, {}).empty());
+  SummaryOrigin origin;
+  const TraceSummary s = cached_summary(c, {}, &origin);
+  check_same(s, summarize_trace(c));
+  CHECK_FALSE(origin.from_cache);
+  CHECK_FALSE(origin.stored);
+  CHECK(origin.file.empty());
+  CHECK_THAT(origin.not_stored, Catch::Contains("neither XDG_CACHE_HOME nor HOME is set") &&
+                                    Catch::Contains("kept in memory only"));
+  CHECK(format_test::listing(dir.path()) == before);
+}
+
+TEST_CASE("summary cache: the log line says what was summarised, stored and read, and where",
+          "[summary_cache]") {
+  SummaryOrigin stored, read, unstored;
+  stored.stored = true;
+  stored.file = "/c/flashpq/a.csv.1.flashpq-summary";
+  read.from_cache = true;
+  read.file = "/c/flashpq/b.csv.2.flashpq-summary";
+  unstored.not_stored = "the trace changed while it was read";
+  CHECK(describe_summary_origins({stored}) == "traces: 1 summarised (stored in /c/flashpq)");
+  CHECK(describe_summary_origins({read, read}) ==
+        "traces: 2 read from the summary cache (/c/flashpq)");
+  CHECK(describe_summary_origins({stored, read}) ==
+        "traces: 1 summarised (stored in /c/flashpq), 1 read from the summary cache "
+        "(/c/flashpq)");
+  CHECK(describe_summary_origins({unstored, unstored}) ==
+        "traces: 2 summarised (not stored: the trace changed while it was read)");
+  CHECK(describe_summary_origins({stored, unstored, read}, 1) ==
+        "traces: 2 summarised (1 stored in /c/flashpq, 1 not: the trace changed while it was "
+        "read), 1 read from the summary cache (/c/flashpq), 1 could not be read (their cells "
+        "fail with the error)");
+  CHECK(describe_summary_origins({}) == "traces: none");
 }
 
 TEST_CASE("trace identity: a file's ignores seed and device, a generator's does not",
@@ -159,18 +272,63 @@ TEST_CASE("trace identity: a file's ignores seed and device, a generator's does 
 namespace flashpq {
 namespace {
 
-TEST_CASE("summary cache: a read-only trace folder sends it to the user cache directory",
-          "[summary_cache]") {
-  TempDir dir;
-  const std::string trace = dir.write("ro/keys.csv", "1\n2\n");
-  fs::permissions(dir.file("ro"),
-                  fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
-                  fs::perm_options::remove);
-  ::setenv("XDG_CACHE_HOME", dir.file("xdg").c_str(), 1);  // test scaffolding: this process only
-  const std::string where = summary_cache_path(keys_trace(trace), {});
-  ::unsetenv("XDG_CACHE_HOME");
-  fs::permissions(dir.file("ro"), fs::perms::owner_write, fs::perm_options::add);
-  CHECK(where.rfind(dir.file("xdg/flashpq") + "/keys.csv.", 0) == 0);
+TEST_CASE("summary cache: flashpq run and trace info leave the trace's folder as it was",
+          "[summary_cache][cli]") {
+  TempDir dir, scratch;
+  const std::string data = dir.file("shared/traces");
+  fs::create_directories(data);
+  fs::copy_file(kTrace, data + "/t.oracleGeneral.zst");
+  dir.write("work/x.yaml",
+            "trace: {path: ../shared/traces/t.oracleGeneral.zst}\n"
+            "cache: {capacity: 0.1}\n"
+            "policy: {name: lru}\n"
+            "matrix: {cache.capacity: [0.1, 0.2]}\n");
+  const auto before = format_test::listing(data);
+  REQUIRE(before == std::vector<std::string>{"t.oracleGeneral.zst"});
+  const std::string xdg = dir.file("xdg");
+  const std::string env = "XDG_CACHE_HOME=" + format_test::shell_quoted(xdg);
+  const std::string work = dir.file("work");
+
+  const auto first = format_test::run_flashpq(work, "run x.yaml -o out.csv", env, scratch);
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  CHECK_THAT(first.err,
+             Catch::Contains("flashpq: traces: 1 summarised (stored in " + xdg + "/flashpq)\n"));
+  CHECK(format_test::listing(data) == before);
+  REQUIRE(fs::exists(xdg + "/flashpq"));
+  CHECK(format_test::listing(xdg + "/flashpq").size() == 1);
+
+  const auto second = format_test::run_flashpq(work, "run x.yaml -o out2.csv", env, scratch);
+  REQUIRE(second.status == 0);
+  CHECK_THAT(second.err, Catch::Contains("flashpq: traces: 1 read from the summary cache (" + xdg +
+                                         "/flashpq)\n"));
+
+  const auto info = format_test::run_flashpq(data, "trace info t.oracleGeneral.zst", env, scratch);
+  REQUIRE(info.status == 0);
+  // Its own summary (the run's cells name every trace key, so their identity differs), in the
+  // same directory.
+  CHECK_THAT(info.out, Catch::Contains("summary computed (one read of the trace), stored in " +
+                                       xdg + "/flashpq/t.oracleGeneral.zst."));
+  CHECK(format_test::listing(data) == before);
+
+  // --summary-cache DIR, relative: the log names it absolute.
+  const auto given =
+      format_test::run_flashpq(work, "run x.yaml -o out3.csv --summary-cache sc", env, scratch);
+  REQUIRE(given.status == 0);
+  CHECK_THAT(given.err, Catch::Contains("traces: 1 summarised (stored in " + work + "/sc)\n"));
+
+  // Neither variable: computed, said once, written nowhere.
+  const std::string none = "env -u XDG_CACHE_HOME -u HOME";
+  const auto bare = format_test::run_flashpq(work, "run x.yaml -o out4.csv", none, scratch);
+  REQUIRE(bare.status == 0);
+  CHECK_THAT(bare.err, Catch::Contains("traces: 1 summarised (not stored: neither "
+                                       "XDG_CACHE_HOME nor HOME is set: kept in memory only"));
+  const auto bare_info =
+      format_test::run_flashpq(data, "trace info t.oracleGeneral.zst", none, scratch);
+  REQUIRE(bare_info.status == 0);
+  CHECK_THAT(bare_info.out, Catch::Contains("summary computed (one read of the trace), not "
+                                            "stored: neither XDG_CACHE_HOME nor HOME is set"));
+  CHECK(format_test::listing(data) == before);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// tests/traces/test_traces.cpp — the trace readers: real traces against the figures in
-// shared/traces/README.md (computed independently with numpy), format agreement, batch
-// boundaries and error messages.
+// tests/traces/test_traces.cpp — the trace readers: real traces (the public traces of
+// libCacheSim, CacheLib and Caffeine in the test data directory FLASHPQ_SHARED_TRACES) against
+// their request, object and working-set counts computed independently of FlashPQ (numpy parsers
+// written from the reference readers' sources, agreeing with libCacheSim's own "working set
+// size" line), format agreement, batch boundaries and error messages.
 #include <unistd.h>
 #include <zstd.h>
 
