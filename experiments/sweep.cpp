@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -321,6 +323,55 @@ StaleRule parse_stale_rule(const std::string& text) {
   throw std::invalid_argument("--stale: expected error, rerun or keep, found '" + text + "'");
 }
 
+KillPoint parse_kill_point(const std::string& text) {
+  const auto bad = [&] {
+    return std::invalid_argument(
+        "FLASHPQ_KILL_AFTER: expected rows:N, torn-row:N or requests:N, optionally followed by "
+        ":KILL, :INT or :TERM (e.g. rows:3 or requests:150000:INT), found '" +
+        text + "'");
+  };
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) throw bad();
+  const std::string event = text.substr(0, colon);
+  std::string count = text.substr(colon + 1), signal = "KILL";
+  if (const size_t second = count.find(':'); second != std::string::npos) {
+    signal = count.substr(second + 1);
+    count.erase(second);
+  }
+  KillPoint k;
+  if (event == "rows")
+    k.event = KillPoint::Event::kRows;
+  else if (event == "torn-row")
+    k.event = KillPoint::Event::kTornRow;
+  else if (event == "requests")
+    k.event = KillPoint::Event::kRequests;
+  else
+    throw bad();
+  if (count.empty() || count.size() > 18 ||
+      count.find_first_not_of("0123456789") != std::string::npos)
+    throw bad();
+  k.count = std::stoull(count);
+  if (k.count == 0 && k.event != KillPoint::Event::kRows) {
+    throw std::invalid_argument("FLASHPQ_KILL_AFTER: '" + text + "': " + event +
+                                " counts from 1 (only rows:0 exists)");
+  }
+  if (signal == "KILL")
+    k.signal_number = SIGKILL;
+  else if (signal == "INT")
+    k.signal_number = SIGINT;
+  else if (signal == "TERM")
+    k.signal_number = SIGTERM;
+  else
+    throw bad();
+  if (k.event == KillPoint::Event::kTornRow && k.signal_number != SIGKILL) {
+    // A sweep that went on after it would write whole rows after the torn one.
+    throw std::invalid_argument("FLASHPQ_KILL_AFTER: '" + text +
+                                "': a torn row is followed by KILL only (e.g. torn-row:" + count +
+                                ")");
+  }
+  return k;
+}
+
 std::vector<std::pair<size_t, size_t>> parse_cell_ranges(const std::string& text) {
   auto number = [&](const std::string& t) {
     if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos) {
@@ -378,6 +429,18 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
                       const SweepOptions& options) {
   const unsigned jobs = std::max(1u, options.jobs);
   const size_t total_cells = ex.cells.size();
+  // Fault injection (KillPoint), read before anything is written.
+  std::optional<KillPoint> kill = options.kill_after;
+  if (!kill) {
+    if (const char* env = std::getenv("FLASHPQ_KILL_AFTER"); env != nullptr && *env != '\0') {
+      kill = parse_kill_point(env);
+    }
+  }
+  const auto kill_at = [&](KillPoint::Event e) { return kill && kill->event == e; };
+  std::atomic<bool> kill_sent{false};
+  const auto send_kill = [&] {
+    if (!kill_sent.exchange(true)) std::raise(kill->signal_number);
+  };
 
   const std::unique_ptr<Prepared> prepared = prepare(ex, output, log, options);
   const std::vector<Slot*>& order = prepared->order;
@@ -411,6 +474,28 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     to_run = order;
     writer.emplace(output);
   }
+  if (kill_at(KillPoint::Event::kRows) && kill->count == 0) send_kill();
+  // Rows written by this run, and the hooks of rows:N and torn-row:N after each.
+  uint64_t rows_written = 0;
+  auto write_row = [&](const ResultRow& row) {
+    std::string text = writer->write(row);
+    ++rows_written;
+    if (kill_at(KillPoint::Event::kTornRow) && rows_written == kill->count) {
+      // Cut the row (flushed, the last thing in the file) back to its first half.
+      const uint64_t size = std::filesystem::file_size(output);
+      std::filesystem::resize_file(output, size - (text.size() + 1) + text.size() / 2);
+      send_kill();
+    }
+    if (kill_at(KillPoint::Event::kRows) && rows_written == kill->count) send_kill();
+    return text;
+  };
+  // requests:N: the requests the cells of this run have read so far.
+  auto check_requests = [&] {
+    if (!kill_at(KillPoint::Event::kRequests) || kill_sent.load()) return;
+    uint64_t read = 0;
+    for (const Slot* s : to_run) read += s->progress.load(std::memory_order_relaxed);
+    if (read >= kill->count) send_kill();
+  };
 
   // 3. The pool. Workers take cells in order, within the memory bound; this thread writes rows
   // in cell order and draws the progress.
@@ -443,6 +528,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       s.state = Slot::State::kRunning;
       lk.unlock();
       run_slot(s, total_cells, options.interrupt);
+      check_requests();  // before the cell counts as finished (KillPoint)
       lk.lock();
       used -= s.estimate;
       --running;
@@ -488,11 +574,13 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
                        human_count(rate), human_seconds(elapsed), human_seconds(eta));
   };
   // A signal handler cannot wake done_cv: with an interrupt flag, look at it every 0.1 s.
+  // requests:N (KillPoint): look at the requests read every millisecond.
   const double tick =
-      std::min(options.interrupt != nullptr ? 0.1 : 3600,
-               options.live_progress          ? 0.5
-               : options.progress_seconds > 0 ? std::max(0.05, options.progress_seconds)
-                                              : 3600);
+      std::min({options.interrupt != nullptr ? 0.1 : 3600,
+                kill_at(KillPoint::Event::kRequests) ? 0.001 : 3600,
+                options.live_progress          ? 0.5
+                : options.progress_seconds > 0 ? std::max(0.05, options.progress_seconds)
+                                               : 3600});
   auto last_plain = Clock::now();
   auto last_live = Clock::time_point{};  // the first pass draws
   // The next row to write is ready: its cell finished (and was not interrupted).
@@ -505,13 +593,14 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     while (written < n) {
       done_cv.wait_for(lk, std::chrono::duration<double>(tick),
                        [&] { return ready() || (interrupted() && running == 0); });
+      check_requests();
       while (written < n && ready()) {
         Slot& s = *to_run[written];
         lk.unlock();
         if (live_drawn) log << "\r\x1b[K";
         live_drawn = false;
         log << s.log << std::flush;
-        const std::string text = writer->write(s.row);
+        const std::string text = write_row(s.row);
         file_rows.emplace_back(s.cell->index, text);
         lk.lock();
         failed += s.failed ? 1 : 0;
@@ -554,7 +643,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       Slot& s = *to_run[i];
       log << s.log;
       if (s.state == Slot::State::kDone && !s.interrupted) {
-        file_rows.emplace_back(s.cell->index, writer->write(s.row));
+        file_rows.emplace_back(s.cell->index, write_row(s.row));
       } else {
         remaining.push_back(s.cell->index);
       }

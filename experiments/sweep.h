@@ -24,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -50,6 +51,40 @@ enum class StaleRule {
 /// Parses "error" | "rerun" | "keep". Throws std::invalid_argument quoting the text.
 StaleRule parse_stale_rule(const std::string& text);
 
+/// Fault injection for tests of what an interrupted sweep leaves behind: a point, chosen by the
+/// work done and never by the clock, where the sweep sends itself a signal (raise(3)). Set by
+/// SweepOptions::kill_after or, for `flashpq run`, by the environment variable
+/// FLASHPQ_KILL_AFTER=EVENT:N[:SIGNAL] (parse_kill_point()). The events, counted from the start
+/// of this run (rows kept by --resume and requests of kept cells do not count):
+///   rows:N      right after the N-th row this run writes is flushed; rows:0 right after the
+///               results file is created or truncated (empty) or rewritten with the kept rows
+///               (--resume), before any cell starts.
+///   torn-row:N  as rows:N (N >= 1), but first the file is cut back to the first half of that
+///               row's text, without its line break: what a write stopped midway leaves, the
+///               unfinished last record --resume drops. KILL only.
+///   requests:N  once the cells of this run have read N requests together (N >= 1), counted as
+///               their progress is, batch by batch: the writer thread looks every millisecond
+///               and a worker looks as its cell ends, before the cell can count as finished.
+///               With KILL, therefore, every row in the file belongs to a cell that finished
+///               while fewer than N requests had been read: when every cell reads R requests,
+///               fewer than N / R new rows, however fast the machine.
+/// SIGNAL is KILL (the default: the process dies at that point), INT or TERM (flashpq run's
+/// handlers stop the sweep cleanly, SweepOptions::interrupt). The signal is sent at most once;
+/// none when the run ends before the point. For tests only: never set it in a real sweep.
+struct KillPoint {
+  enum class Event { kRows, kTornRow, kRequests };
+  Event event = Event::kRows;
+  /// N: rows (>= 0; >= 1 for torn rows) or requests (>= 1).
+  uint64_t count = 0;
+  /// SIGKILL, SIGINT or SIGTERM.
+  int signal_number = SIGKILL;
+};
+
+/// Parses FLASHPQ_KILL_AFTER's text, "rows:N", "torn-row:N" or "requests:N", optionally
+/// followed by ":KILL", ":INT" or ":TERM" (e.g. "requests:150000:INT"). Throws
+/// std::invalid_argument naming the variable, quoting the text and giving an example.
+KillPoint parse_kill_point(const std::string& text);
+
 /// How a sweep runs. The defaults run every cell on one thread, without resuming.
 struct SweepOptions {
   /// Keep the finished, current rows of an existing results file and run only the other cells.
@@ -73,6 +108,10 @@ struct SweepOptions {
   /// starts, running cells stop at their next batch of requests and write no row, the finished
   /// cells' rows are written, then run_experiment throws SweepInterrupted. Null: never.
   const std::atomic<bool>* interrupt = nullptr;
+  /// Fault injection for tests (KillPoint). Unset: FLASHPQ_KILL_AFTER's, when the environment
+  /// sets it (run_experiment() throws std::invalid_argument, before writing anything, on a bad
+  /// value); else none.
+  std::optional<KillPoint> kill_after;
 };
 
 /// A sweep stopped by SweepOptions::interrupt. Every finished cell's row is in the results file

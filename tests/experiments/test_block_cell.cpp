@@ -344,16 +344,30 @@ TEST_CASE("experiments/kv_compare_wall.yaml: the simulated run's hit ratios and 
     }
     by[id] = w;
   }
-  // Far above DRAM, DRAM + flash reads from the file: its read p95 is over 10× DRAM alone's
-  // and its throughput under a tenth; its writes stay DRAM's (under a fifth of its read p95).
+  // Far above DRAM, DRAM + flash reads from the file: more than 5 % of its gets are reads of
+  // the file (so its read p95 is one), none of DRAM alone's; RIPQ writes the file in whole
+  // blocks only.
   for (const char* w : {"a/zipfian", "b/zipfian", "c/zipfian", "b/uniform"}) {
     INFO(w);
     const ResultRow& flash = by[std::string("32000/1/") + w];
     const ResultRow& dram = by[std::string("32000/0/") + w];
-    CHECK(number(flash, "read_latency_p95_us") > 10 * number(dram, "read_latency_p95_us"));
-    CHECK(number(flash, "throughput_rps") < 0.1 * number(dram, "throughput_rps"));
-    if (std::string(w) != "c/zipfian") {
-      CHECK(number(flash, "write_latency_p95_us") < 0.2 * number(flash, "read_latency_p95_us"));
+    CHECK(number(dram, "device_reads") == 0);
+    CHECK(number(dram, "device_writes") == 0);
+    CHECK(number(flash, "device_reads") > 0.05 * number(flash, "get_requests"));
+    CHECK(number(flash, "device_reads") <= number(flash, "flash_hits"));  // some in RIPQ's buffer
+    CHECK(number(flash, "host_bytes_written") ==
+          number(flash, "device_writes") * number(flash, "block_size_bytes"));
+    // On the wall clock: a read of the file (tens of µs on a virtual disk: a syscall and an
+    // O_DIRECT I/O) against DRAM's lookup or copy (a fraction of a µs), compared at the 95th
+    // percentile, which a busy machine moves only by slowing more than 5 % of the requests,
+    // whereas a preemption every few ms hits one sub-µs request in thousands. The bound, 3×,
+    // is over an order of magnitude below what is measured (85× to 265× on a loaded 2-core
+    // machine). Throughput, requests over elapsed time, is not compared: one preemption takes
+    // a large share of a run of a few ms (DRAM alone's measured from 0.3 M to 9.6 M per second
+    // across runs of the same size on that machine). The writes: over 20× below the reads.
+    CHECK(number(flash, "read_latency_p95_us") > 3 * number(dram, "read_latency_p95_us"));
+    if (std::string(w) != "c/zipfian") {  // c has no sets
+      CHECK(3 * number(flash, "write_latency_p95_us") < number(flash, "read_latency_p95_us"));
     }
     CHECK(number(dram, "object_hit_ratio") < 0.3);
     CHECK(number(flash, "object_hit_ratio") == 1);

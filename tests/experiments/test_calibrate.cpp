@@ -411,9 +411,20 @@ TEST_CASE("characterize: a file through the I/O path yields every pattern, posit
   CHECK(c.region_bytes == 8ull << 20);
   CHECK(!c.date.empty());
   CHECK_NOTHROW(c.validate("x"));
-  // Sequential 1 MiB reads move more bytes per second than random 4 KiB reads at depth 1.
-  const auto med = c.medians();
-  CHECK(med[7].bw_mib_s > med[0].bw_mib_s);
+  // What the figures say about each other, whatever the machine's speed or load: bw is iops
+  // I/Os of the pattern's size, the latency percentiles are in order. How fast one pattern is
+  // against another is the device's property and depends on what else uses the disk and the
+  // CPUs while each 50 ms window runs (sequential 1 MiB reads at depth 32 measured only about
+  // 10× the bandwidth of random 4 KiB reads at depth 1 on a shared virtual disk), so it is not
+  // asserted; simflash's shape is checked by hand above.
+  for (const PatternMeasurement& r : c.rows) {
+    INFO(r.pattern.name << " repeat " << r.repeat);
+    CHECK(r.ios > 0);
+    CHECK(r.runtime_s > 0);
+    CHECK(r.bw_mib_s == Approx(r.iops * r.pattern.bs / 1048576.0).epsilon(1e-12));
+    CHECK(r.lat_p50_us <= r.lat_p99_us);
+    CHECK(r.lat_p99_us <= r.lat_p99_9_us);
+  }
   CHECK(log.str().find("preconditioning 8 MiB") != std::string::npos);
 }
 

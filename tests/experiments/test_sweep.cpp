@@ -1,16 +1,16 @@
 // tests/experiments/test_sweep.cpp — the sweep (experiments/sweep.h): rows identical for any
 // number of jobs and in cell order, the memory bound, cell ranges, resume that refuses or
 // reruns stale rows (another FlashPQ version, other trace bytes), the file sorted after a
-// resume, and the progress lines.
+// resume, the progress lines, and the kill points of fault injection (KillPoint).
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "experiments/experiment.h"
@@ -85,6 +85,29 @@ TEST_CASE("sweep: the rows are the same, in cell order, for 1, 2 and 3 jobs", "[
   CHECK(text.find("[1/8]") < text.find("[8/8]"));
 }
 
+// SIGINT while a sweep runs in this process sets g_stop, as flashpq run's handler sets its
+// flag; the handler before is restored at the end of the scope.
+std::atomic<bool> g_stop{false};
+extern "C" void stop_on_signal(int) {
+  g_stop.store(true);
+}
+class StopOnSigint {
+ public:
+  StopOnSigint() {
+    g_stop.store(false);
+    struct sigaction sa {};
+    sa.sa_handler = stop_on_signal;
+    sigemptyset(&sa.sa_mask);
+    REQUIRE(::sigaction(SIGINT, &sa, &old_) == 0);
+  }
+  ~StopOnSigint() { ::sigaction(SIGINT, &old_, nullptr); }
+  StopOnSigint(const StopOnSigint&) = delete;
+  StopOnSigint& operator=(const StopOnSigint&) = delete;
+
+ private:
+  struct sigaction old_ {};
+};
+
 TEST_CASE("sweep: an interrupt stops it with whole rows of finished cells, naming the others",
           "[sweep]") {
   TempDir dir;
@@ -92,25 +115,29 @@ TEST_CASE("sweep: an interrupt stops it with whole rows of finished cells, namin
   std::ostringstream log;
   REQUIRE(run_experiment(ex, dir.file("ref.csv"), log, jobs(1)) == 0);
   const auto ref = rows_of(dir.file("ref.csv"));
-  std::atomic<bool> stop{false};
+  const uint64_t per_cell = summarize_trace(ex.cells[0].trace).requests;
+  const StopOnSigint handler;
   SweepOptions o = jobs(2);
-  o.interrupt = &stop;
-  // Set from another thread, as a signal handler would, once the first row is in the file.
-  std::thread setter([&] {
-    for (int i = 0; i < 20000 && parse_csv(slurp(dir.file("i.csv"))).size() < 2; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    stop.store(true);
-  });
+  o.interrupt = &g_stop;
+  // SIGINT (a user's ^C) at a point chosen by the work done, not by the clock: once the cells
+  // have read 2 × per_cell + 1 requests together. On 2 workers, more than 2 cells have read
+  // requests then, so at least one finished (a worker takes a third cell only then); at most 2
+  // finished before that point and at most 2 more ran: 1 to 4 rows of 8, however fast the
+  // machine, and the cells running when it came stop at their next batch.
+  o.kill_after = KillPoint{KillPoint::Event::kRequests, 2 * per_cell + 1, SIGINT};
   std::vector<size_t> remaining;
+  bool interrupted = false;
   try {
     run_experiment(ex, dir.file("i.csv"), log, o);
   } catch (const SweepInterrupted& e) {
+    interrupted = true;
     remaining = e.remaining;
   }
-  setter.join();
+  REQUIRE(interrupted);
+  CHECK(g_stop.load());
   const auto got = rows_of(dir.file("i.csv"));
-  REQUIRE(got.size() >= 2);  // the row that set the flag, at least
+  REQUIRE(got.size() >= 2);
+  REQUIRE(got.size() <= 5);
   CHECK(got[0] == ref[0]);
   std::vector<size_t> all;
   for (size_t r = 1; r < got.size(); ++r) {
@@ -122,6 +149,72 @@ TEST_CASE("sweep: an interrupt stops it with whole rows of finished cells, namin
   all.insert(all.end(), remaining.begin(), remaining.end());
   std::sort(all.begin(), all.end());
   CHECK(all == std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7});  // each cell once: a row or named
+}
+
+TEST_CASE("sweep: kill points -- rows:0 comes before any cell starts, rows:N after the N-th row",
+          "[sweep]") {
+  TempDir dir;
+  const Experiment ex = load(dir, eight_cells());
+  std::ostringstream log;
+  REQUIRE(run_experiment(ex, dir.file("ref.csv"), log, jobs(1)) == 0);
+  const auto ref = rows_of(dir.file("ref.csv"));
+  const StopOnSigint handler;
+  SweepOptions o = jobs(2);
+  o.interrupt = &g_stop;
+  // rows:0: the file is created, then no cell starts: every cell remains, the file is empty.
+  o.kill_after = KillPoint{KillPoint::Event::kRows, 0, SIGINT};
+  std::vector<size_t> remaining;
+  try {
+    run_experiment(ex, dir.file("z.csv"), log, o);
+  } catch (const SweepInterrupted& e) {
+    remaining = e.remaining;
+  }
+  CHECK(remaining == std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(fs::exists(dir.file("z.csv")));
+  CHECK(fs::file_size(dir.file("z.csv")) == 0);
+  // rows:3 on --resume of that empty file: at least 3 rows, those of the first cells, whole.
+  g_stop.store(false);
+  o.resume = true;
+  o.kill_after = KillPoint{KillPoint::Event::kRows, 3, SIGINT};
+  remaining.clear();
+  try {
+    run_experiment(ex, dir.file("z.csv"), log, o);
+  } catch (const SweepInterrupted& e) {
+    remaining = e.remaining;
+  }
+  const auto got = rows_of(dir.file("z.csv"));
+  REQUIRE(got.size() >= 4);
+  REQUIRE(got.size() + remaining.size() == 9);
+  for (size_t r = 1; r < got.size(); ++r) CHECK(got[r] == ref[r]);
+  // Once past the last row, no signal: the run completes.
+  g_stop.store(false);
+  o.kill_after = KillPoint{KillPoint::Event::kRows, 9, SIGINT};
+  REQUIRE(run_experiment(ex, dir.file("z.csv"), log, o) == 0);
+  CHECK(!g_stop.load());
+  CHECK(rows_of(dir.file("z.csv")) == ref);
+}
+
+TEST_CASE("sweep: FLASHPQ_KILL_AFTER's text", "[sweep]") {
+  const KillPoint rows = parse_kill_point("rows:0");
+  CHECK(rows.event == KillPoint::Event::kRows);
+  CHECK(rows.count == 0);
+  CHECK(rows.signal_number == SIGKILL);
+  const KillPoint torn = parse_kill_point("torn-row:12");
+  CHECK(torn.event == KillPoint::Event::kTornRow);
+  CHECK(torn.count == 12);
+  const KillPoint requests = parse_kill_point("requests:150000:INT");
+  CHECK(requests.event == KillPoint::Event::kRequests);
+  CHECK(requests.count == 150000);
+  CHECK(requests.signal_number == SIGINT);
+  CHECK(parse_kill_point("rows:2:TERM").signal_number == SIGTERM);
+  CHECK(parse_kill_point("rows:2:KILL").signal_number == SIGKILL);
+  for (const char* bad :
+       {"", "rows", "rows:", "rows:-1", "rows:1x", "rows:1:", "rows:1:HUP", "lines:3", "requests:0",
+        "torn-row:0", "torn-row:1:INT", "rows:1234567890123456789"}) {
+    INFO("'" << bad << "'");
+    CHECK_THROWS_WITH(parse_kill_point(bad),
+                      Contains("FLASHPQ_KILL_AFTER") && Contains(std::string("'") + bad + "'"));
+  }
 }
 
 TEST_CASE("sweep: a memory bound below every cell's estimate runs them one at a time", "[sweep]") {
