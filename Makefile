@@ -1,7 +1,10 @@
 # FlashPQ — the two commands of the README, and a few more.
-#   make demo   install missing Debian packages, build (Release), run the quickstart, draw it
+#   make demo   install the few Debian packages the demo needs, build the `flashpq` command
+#               alone (Release), run the quickstart, draw it
+#   make test   install what the tests need, build everything, run the Catch2 tests through
+#               ctest and then pytest for the plots (pytest runs even when ctest fails; the
+#               target fails at the end if either did)
 #   make paper  the RIPQ paper's figures: experiments/paper/ on all cores, PNG and PDF, README
-#   make test   build and run every test: Catch2 through ctest, then pytest for the plots
 #   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan, built with clang
 #                        and libFuzzer's coverage (the same build as make fuzz; CI runs it)
 #   make test-tsan   the tests of the parallel sweep and the prefetching reader under
@@ -12,6 +15,7 @@
 #   make bench  requests per second of each exact policy (needs ../shared/traces)
 #   scripts/bench-verify.sh   verify at scale: 10 GiB written, read back and checked, then a
 #               flipped byte found (flashpq device verify)
+# Compilations go through ccache when it is installed (CMakeLists.txt, FLASHPQ_CCACHE).
 
 BUILD ?= build
 SAN_BUILD ?= build-sanitize
@@ -24,8 +28,11 @@ JOBS ?= $(shell nproc)
 # Debian's interpreter: it is the one python3-matplotlib and python3-pytest install into.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps deps-sanitize build demo paper test test-cpp test-python test-sanitize test-tsan \
-        sanitize-build fuzz format format-check bench clean
+.PHONY: deps deps-demo deps-sanitize build build-command demo paper test test-sanitize \
+        test-tsan sanitize-build fuzz format format-check bench clean
+
+deps-demo:
+	@scripts/install-deps.sh demo
 
 deps:
 	@scripts/install-deps.sh
@@ -33,11 +40,17 @@ deps:
 deps-sanitize:
 	@scripts/install-deps.sh sanitize
 
+# The `flashpq` command alone (no test libraries needed).
+build-command: deps-demo
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_BUILD_TESTS=OFF
+	cmake --build $(BUILD) -j $(JOBS) --target flashpq
+
+# Everything: the command, the tests, the layering checks.
 build: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_BUILD_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: build-command
 	./$(BUILD)/flashpq run experiments/quickstart.yaml -o results/quickstart.csv
 	$(PYTHON) plots/hit_ratio_wa.py results/quickstart.csv -o results/quickstart.png
 	@# The README's figure is this one (the same bytes for the same rows).
@@ -46,7 +59,7 @@ demo: build
 # The RIPQ paper reproduced (experiments/paper/README.md): every matrix on all cores, every
 # figure as PNG and PDF in results/paper/, and the README's tables from those results.
 PAPER := results/paper
-paper: build
+paper: build-command
 	@mkdir -p $(PAPER)
 	for m in fig2 fig8 fig8_generated fig9 cache_size block_size; do \
 	  ./$(BUILD)/flashpq run experiments/paper/$$m.yaml -o $(PAPER)/$$m.csv --progress 60 || exit $$?; \
@@ -64,8 +77,12 @@ paper: build
 	$(PYTHON) plots/paper.py readme $(PAPER) -o experiments/paper/README.md
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	$(PYTHON) -m pytest tests/python -q -p no:cacheprovider
+	@status=0; \
+	(cd $(BUILD) && ctest --output-on-failure -j $(JOBS)) || status=1; \
+	FLASHPQ_BINARY=$(abspath $(BUILD))/flashpq $(PYTHON) -m pytest tests/python -q \
+	  -p no:cacheprovider || status=1; \
+	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above: ctest, pytest or both)"; fi; \
+	exit $$status
 
 # One clang build for the sanitized tests and the fuzzer: ASan + UBSan + libFuzzer's coverage.
 sanitize-build: deps-sanitize
@@ -95,7 +112,7 @@ format: deps
 format-check: deps
 	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
 
-bench: build
+bench: build-command
 	./$(BUILD)/flashpq bench --trace ../shared/traces/converted/w106.oracleGeneral.zst
 
 clean:

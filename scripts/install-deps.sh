@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages FlashPQ builds, tests and plots with, if any are missing.
-# Uses sudo when not root. Every library comes from Debian; nothing is downloaded otherwise.
-#   scripts/install-deps.sh            what `make demo` and `make test` need
+# Installs the Debian 12 packages FlashPQ needs, if any are missing: only what the asked-for
+# target uses. Uses sudo when not root. Every library comes from Debian; nothing is downloaded
+# otherwise.
+#   scripts/install-deps.sh demo       what `make demo` needs: the compiler, the libraries the
+#                                      `flashpq` command links, matplotlib and pandas
+#   scripts/install-deps.sh            what `make test` needs: the above, and the test
+#                                      libraries and tools
 #   scripts/install-deps.sh sanitize   and clang with its sanitizer and libFuzzer runtimes
 #                                      (make test-sanitize, make fuzz)
 set -euo pipefail
 PACKAGES=(
-  cmake ninja-build g++ pkg-config make
-  libboost-dev libcli11-dev libyaml-cpp-dev libzstd-dev zlib1g-dev libfmt-dev libxxhash-dev catch2
-  libeigen3-dev
+  cmake ninja-build g++ pkg-config make ccache
+  libcli11-dev libyaml-cpp-dev libzstd-dev zlib1g-dev libfmt-dev libxxhash-dev libeigen3-dev
   liburing-dev libblkid-dev
-  # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
-  # comparison, nvme-cli for the drive's write counters
-  util-linux e2fsprogs fio nvme-cli
-  # the Slurm executor's test: a single-node Slurm on localhost (tests/slurm/test_slurm.sh)
-  slurm-wlm munge
-  # the checked-in .clang-format, checked by CI (make format-check)
-  clang-format
-  python3 python3-matplotlib python3-numpy python3-pytest
+  python3 python3-matplotlib python3-numpy python3-pandas
 )
+if [ "${1:-}" != "demo" ]; then
+  PACKAGES+=(
+    # the tests: Catch2, and Boost.Math for their analytic models
+    catch2 libboost-dev python3-pytest
+    # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
+    # comparison, nvme-cli for the drive's write counters
+    util-linux e2fsprogs fio nvme-cli
+    # the Slurm executor's test: a single-node Slurm on localhost (tests/slurm/test_slurm.sh)
+    slurm-wlm munge
+    # the checked-in .clang-format, checked by CI (make format-check)
+    clang-format
+  )
+fi
 if [ "${1:-}" = "sanitize" ]; then
   PACKAGES+=(clang-14 libclang-rt-14-dev)
 fi
