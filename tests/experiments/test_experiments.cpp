@@ -1003,8 +1003,8 @@ TEST_CASE("run_experiment writes one row per cell and records failed cells", "[e
   CHECK(lines[2].back() == ',');
   CHECK_THAT(lines[3], Contains("truncated"));
   CHECK_THAT(lines[4], Contains("truncated"));
-  CHECK_THAT(log.str(), Contains("[1/4]"));
-  CHECK_THAT(log.str(), Contains("[4/4]"));
+  CHECK_THAT(log.str(), Contains("[cell 0 of 0-3]"));
+  CHECK_THAT(log.str(), Contains("[cell 3 of 0-3]"));
   CHECK_THAT(log.str(), Contains("FAILED"));
 }
 
