@@ -131,6 +131,9 @@ struct KeySpec {
   std::string_view leaf() const;
   /// A value must be written (no default, nothing fills it in).
   bool required() const { return default_value.empty() && filled_by.empty(); }
+  /// The values the key takes, in the words check_value()'s messages use, for help and the
+  /// key reference: "one of exact, ripq, sipq", "an integer in [1, 64]", "true or false".
+  std::string allowed_text() const;
 };
 
 /// Starts a key declaration (see KeySpec).
