@@ -556,27 +556,4 @@ std::string keys_markdown() {
   return out;
 }
 
-std::string schema_help() {
-  std::string out =
-      "Experiment keys (YAML, dotted paths; any of them may be a list under matrix: or zip:, "
-      "be matched by exclude: entries, or be set with --set KEY=VALUE). A key prefixed by "
-      "component names is read by those components only:\n";
-  out += fmt::format("  {:<22} {:<15} {}\n", "name", "(file stem)", "experiment name");
-  out += fmt::format("  {:<22} {:<15} {}\n", "output", "results/NAME.csv",
-                     "results file (.csv or .jsonl)");
-  for (const SchemaKey& k : experiment_schema()) {
-    const KeySpec& s = k.spec;
-    const std::string dflt = !s.default_value.empty() ? s.default_value
-                             : !s.filled_by.empty()   ? "(from " + s.filled_by + ")"
-                                                      : "(required)";
-    std::string help = k.readers.empty() ? "" : k.reader_names() + ": ";
-    help += s.description;
-    if (!s.unit.empty()) help += " [" + s.unit + "]";
-    if (s.type == ValueType::kEnum) help += " {" + join_names(s.allowed, "|") + "}";
-    if (s.type == ValueType::kInt) help += fmt::format(" (range {}..{})", s.min, s.max);
-    out += fmt::format("  {:<22} {:<15} {}\n", s.name, dflt, help);
-  }
-  return out;
-}
-
 }  // namespace flashpq

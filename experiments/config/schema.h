@@ -93,8 +93,4 @@ std::string keys_reference(std::string_view selection);
 /// section with its components and a table of its keys.
 std::string keys_markdown();
 
-/// The help text listing every key with its default (or where its value comes from), unit,
-/// allowed values and range, and which components read it (for `flashpq run --help`).
-std::string schema_help();
-
 }  // namespace flashpq
