@@ -622,7 +622,7 @@ TEST_CASE("flashpq keys SECTION: every key with its default, unit, values and re
   CHECK_THAT(out["framework"], Contains("framework.name selects one of:") && Contains("ripq: "));
 }
 
-TEST_CASE("flashpq keys: an overview, a component, one key; an unknown one lists the sections",
+TEST_CASE("flashpq keys: an overview, a component, one key -- an unknown one lists the sections",
           "[cli]") {
   TempDir dir;
   const Result overview = flashpq(dir, "keys");

@@ -632,28 +632,38 @@ TEST_CASE("override: --set name and output replace the experiment's", "[experime
 TEST_CASE("paths: written in the file from its directory, with --set from the working directory",
           "[experiments]") {
   TempDir dir;
-  fs::create_directories(dir.path() / "exp");
-  fs::copy_file(kTrace, dir.path() / "exp/t.oracleGeneral.zst");
-  const std::string file = dir.write("exp/p.yaml", "trace: {path: t.oracleGeneral.zst}\n");
-  const std::string beside = (dir.path() / "exp/t.oracleGeneral.zst").lexically_normal().string();
+  // The experiment's folder deeper than the working directory, so that the `..`s of a path
+  // relative to the working directory, taken from the folder, stay inside `dir`.
+  const fs::path cwd = fs::current_path();
+  fs::path exp = dir.path();
+  for (auto it = cwd.begin(); it != cwd.end(); ++it) exp /= "d";
+  exp /= "exp";
+  fs::create_directories(exp);
+  fs::copy_file(kTrace, exp / "t.oracleGeneral.zst");
+  const std::string file = (exp / "p.yaml").string();
+  std::ofstream(file) << "trace: {path: t.oracleGeneral.zst}\n";
+  const std::string beside = (exp / "t.oracleGeneral.zst").lexically_normal().string();
   // Written in the file: beside it, whatever the working directory.
   const Experiment ex = load_experiment(file, {});
   CHECK(ex.cells.at(0).trace.params.text("trace.path") == beside);
   CHECK(param(ex.cells.at(0), "trace.path") == "t.oracleGeneral.zst");  // the row: as written
   // With --set: from the working directory. `rel` names the trace from here, not from exp/.
-  const std::string rel = fs::relative(beside, fs::current_path()).string();
+  const std::string rel = fs::relative(beside, cwd).string();
   REQUIRE(fs::path(rel).is_relative());
   const Experiment set = load_experiment(file, {{"trace.path", rel}});
   CHECK(set.cells.at(0).trace.params.text("trace.path") == beside);
   // The same text written in the file is taken from exp/, where it names nothing: an error
   // that names the file, the line, and the path looked for.
-  const std::string moved = dir.write("exp/q.yaml", "trace: {path: " + rel + "}\n");
-  const std::string msg = config_error(moved);
-  CHECK_THAT(msg, Contains("q.yaml:1: key 'trace.path': expected an existing file (" +
-                           (dir.path() / "exp" / rel).lexically_normal().string() + ")"));
+  const std::string moved = (exp / "q.yaml").string();
+  std::ofstream(moved) << "trace: {path: " << rel << "}\n";
+  const std::string looked_for = (exp / rel).lexically_normal().string();
+  REQUIRE_FALSE(fs::exists(looked_for));
+  CHECK_THAT(config_error(moved), Contains("q.yaml:1: key 'trace.path': expected an existing "
+                                           "file (" +
+                                           looked_for + ")"));
 }
 
-TEST_CASE("resolve_path: the file's directory unless given with --set; absolute as given",
+TEST_CASE("resolve_path: the file's directory unless given with --set, an absolute path as given",
           "[experiments]") {
   const fs::path cwd = fs::current_path();
   CHECK(resolve_path("a/b.yaml", "/x/y/e.yaml:3", "/x/y/e.yaml") == "/x/y/a/b.yaml");
