@@ -26,7 +26,10 @@ namespace flashpq {
 /// A loaded experiment: its cells and where results go.
 struct Experiment {
   std::string name;
-  std::string output;  // path of the results file (.csv, or .jsonl for JSON Lines)
+  /// Absolute path of the results file (.csv, or .jsonl for JSON Lines): `output:` as written
+  /// in the file, from the file's directory; as given with --set, or the default
+  /// results/NAME.csv, from the working directory.
+  std::string output;
   std::vector<CellConfig> cells;
 };
 
@@ -36,9 +39,11 @@ struct Override {
   std::string value;  // YAML text: a scalar, or a flow list "[a, b]" for a matrix axis
 };
 
-/// Loads, overrides, expands and checks an experiment file. A relative `trace.path` is taken
-/// from the current directory when it exists there, else from the YAML file's directory; a
-/// relative `output` is taken from the current directory. Throws ConfigError (naming file, line,
+/// Loads, overrides, expands and checks an experiment file. One rule for paths: a relative path
+/// written in the file (`output:`, and every path-valued key: trace.path, trace.size_trace,
+/// device.path, device.profile and backing.profile naming a .yaml file, backing.path) is taken
+/// from the file's directory; one given with --set KEY=VALUE, from the working directory
+/// (resolve_path(), experiments/config/cell_config.h). Throws ConfigError (naming file, line,
 /// key, what is allowed) on any problem; nothing is run.
 Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides);
 

@@ -103,11 +103,17 @@ std::string cell_label(const CellConfig& cell) {
   return label;
 }
 
+// A cell in the log: "[cell 2 of 0-11]", numbered from 0 as the results' cell column,
+// --cells, flashpq plan and the interrupt message number it.
+std::string cell_tag(size_t index, size_t cells) {
+  return fmt::format("[cell {} of 0-{}]", index, cells == 0 ? 0 : cells - 1);
+}
+
 // Runs one cell: its row, and its log lines.
 void run_slot(Slot& s, size_t cells, const std::atomic<bool>* interrupt) {
   const CellConfig& cell = *s.cell;
   const std::string label = cell_label(cell);
-  const std::string at = fmt::format("[{}/{}]", cell.index + 1, cells);
+  const std::string at = cell_tag(cell.index, cells);
   try {
     if (s.summary == nullptr) throw std::runtime_error(*s.summary_error);
     s.row = run_cell(cell, *s.summary, &s.progress, interrupt);
@@ -467,7 +473,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     writer.emplace(output, resume->columns, texts);
     for (size_t i = 0; i < order.size(); ++i) {
       if (resume->kept[i]) {
-        log << fmt::format("[{}/{}] finished before\n", order[i]->cell->index + 1, total_cells);
+        log << cell_tag(order[i]->cell->index, total_cells) << " finished before\n";
       }
     }
   } else {
@@ -561,7 +567,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       }
       work += p;
       if (shown++ < 4) {
-        cells += fmt::format(" [{}] {}/{}", s.cell->index + 1, human_count(static_cast<double>(p)),
+        cells += fmt::format("{} cell {} at {}/{}", cells.empty() ? "" : ",", s.cell->index,
+                             human_count(static_cast<double>(p)),
                              human_count(static_cast<double>(s.total_requests)));
       }
     }
@@ -569,8 +576,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     const double rate = elapsed > 0 ? static_cast<double>(work) / elapsed : 0;
     const double eta =
         rate > 0 ? static_cast<double>(total_work - std::min(work, total_work)) / rate : -1;
-    return fmt::format("flashpq: {}/{} cells done, {} failed;{} {} req/s, elapsed {}, ETA {}",
-                       written, n, failed, cells.empty() ? "" : " running" + cells,
+    return fmt::format("flashpq: {} of {} cells done, {} failed;{} {} req/s, elapsed {}, ETA {}",
+                       written, n, failed, cells.empty() ? "" : " running" + cells + ";",
                        human_count(rate), human_seconds(elapsed), human_seconds(eta));
   };
   // A signal handler cannot wake done_cv: with an interrupt flag, look at it every 0.1 s.

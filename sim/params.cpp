@@ -111,6 +111,35 @@ bool is_yaml_file_name(std::string_view text) {
          (text.size() > 4 && text.ends_with(".yml"));
 }
 
+std::string KeySpec::allowed_text() const {
+  switch (type) {
+    case ValueType::kString:
+      return "any text";
+    case ValueType::kPath:
+      return "a path";
+    case ValueType::kEnum:
+      return "one of " + join_names(allowed) + (input_file ? ", or a .yaml file" : "");
+    case ValueType::kInt:
+      return "an integer in [" + range_text(min) + ", " + range_text(max) + "]";
+    case ValueType::kFloat:
+      return "a number in [" + range_text(min) + ", " + range_text(max) + "]";
+    case ValueType::kBool:
+      return "true or false";
+    case ValueType::kFraction:
+      return "a number in [0, 1)";
+    case ValueType::kUnitInterval:
+      return "a number in [0, 1]";
+    case ValueType::kCapacity:
+      return "a size with a unit (256MiB), or a fraction in (0, 1] with a decimal point (0.1)";
+    case ValueType::kSize:
+      return max > 0 ? "a size in [" + range_text(min) + ", " + range_text(max) + "] bytes"
+                     : "a size with a unit (1MiB, 4KiB; a plain integer is bytes)";
+    case ValueType::kChar:
+      return "exactly one character";
+  }
+  return "";
+}
+
 void check_value(const KeySpec& s, const std::string& t) {
   switch (s.type) {
     case ValueType::kString:

@@ -69,9 +69,10 @@ struct KeySpec {
   /// Otherwise (the default) such a key is ignored but still checked and shown, so a matrix may
   /// cross a component's name with another component's key.
   bool strict = false;
-  /// kPath: names an existing input file; a relative path is taken from the current directory
-  /// when it exists there, else from the experiment file's directory. kEnum: the value may
-  /// also name such a file, ending in .yaml or .yml (device.profile: a calibrated profile).
+  /// kPath: names an existing input file. kEnum: the value may also name such a file, ending in
+  /// .yaml or .yml (device.profile: a calibrated profile). (Every path, input or not, is taken
+  /// from the experiment file's directory when written there, from the working directory when
+  /// given with --set: experiments/experiment.h.)
   bool input_file = false;
   /// The value may be written in YAML as a list of maps ({name: ..., KEY: VALUE}); the loader
   /// turns it into the text "name KEY=VALUE ...; name ..." (trace.transforms).
@@ -130,6 +131,9 @@ struct KeySpec {
   std::string_view leaf() const;
   /// A value must be written (no default, nothing fills it in).
   bool required() const { return default_value.empty() && filled_by.empty(); }
+  /// The values the key takes, in the words check_value()'s messages use, for help and the
+  /// key reference: "one of exact, ripq, sipq", "an integer in [1, 64]", "true or false".
+  std::string allowed_text() const;
 };
 
 /// Starts a key declaration (see KeySpec).

@@ -101,10 +101,11 @@ std::optional<std::map<std::string, SourcedValue>> with_trace_format(
 
 }  // namespace
 
-std::string resolve_input_path(const std::string& p, const std::string& yaml_file) {
-  if (p.empty() || fs::path(p).is_absolute() || fs::exists(p)) return p;
-  const fs::path alt = fs::path(yaml_file).parent_path() / p;
-  return fs::exists(alt) ? alt.string() : p;
+std::string resolve_path(const std::string& p, const std::string& where,
+                         const std::string& yaml_file) {
+  if (p.empty()) return p;
+  const fs::path base = where.starts_with("--set") ? fs::path() : fs::path(yaml_file).parent_path();
+  return fs::absolute(base / p).lexically_normal().string();
 }
 
 CellConfig make_cell(const std::string& file, const std::string& experiment, size_t index,
@@ -138,9 +139,14 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
       }
       check(k.spec, v);
       std::string text = v.text;
-      if (k.spec.input_file && (k.spec.type != ValueType::kEnum || is_yaml_file_name(v.text))) {
-        text = resolve_input_path(v.text, file);
-        if (!fs::is_regular_file(text)) fail(v.where, name, "an existing file", v.text);
+      // Paths: from the experiment file's directory when written there, from the working
+      // directory when given with --set (experiments/experiment.h).
+      const bool names_file = k.spec.type == ValueType::kEnum
+                                  ? k.spec.input_file && is_yaml_file_name(v.text)
+                                  : k.spec.type == ValueType::kPath;
+      if (names_file) text = resolve_path(v.text, v.where, file);
+      if (names_file && k.spec.input_file && !fs::is_regular_file(text)) {
+        fail(v.where, name, "an existing file (" + text + ")", v.text);
       }
       all.set(name, text);
       shown[name] = v.text;

@@ -94,8 +94,11 @@ struct CellConfig {
 CellConfig make_cell(const std::string& file, const std::string& experiment, size_t index,
                      const std::map<std::string, SourcedValue>& values);
 
-/// A relative input path as the loader resolves it: as given when it exists from the current
-/// directory, else against the experiment file's directory.
-std::string resolve_input_path(const std::string& path, const std::string& yaml_file);
+/// A path-valued key's value as the loader resolves it, absolute: a relative path written in the
+/// experiment file `yaml_file` (`where` "FILE:LINE", or "FILE (default)") from the file's
+/// directory; one given with --set (`where` "--set KEY") from the working directory. An empty
+/// path stays empty.
+std::string resolve_path(const std::string& path, const std::string& where,
+                         const std::string& yaml_file);
 
 }  // namespace flashpq

@@ -71,6 +71,7 @@ std::string where_of(const std::string& file, const YAML::Node& node) {
 struct ParsedFile {
   std::string name;
   std::string output;
+  bool output_from_command_line = false;  // --set output=PATH: from the working directory
   std::map<std::string, SourcedValue> base;
   std::vector<std::pair<std::string, std::vector<SourcedValue>>> matrix;  // in file order
   // zip: lists of one length that vary together, as one axis after the matrix's.
@@ -278,7 +279,11 @@ ParsedFile parse_file(const std::string& file) {
 void apply_override(ParsedFile& pf, const Override& o) {
   const std::string where = "--set " + o.key;
   if (o.key == "name") return void(pf.name = o.value);
-  if (o.key == "output") return void(pf.output = o.value);
+  if (o.key == "output") {
+    pf.output = o.value;
+    pf.output_from_command_line = true;
+    return;
+  }
   if (!find_key(o.key)) {
     throw ConfigError(
         fmt::format("{}: unknown key '{}' (allowed: name, output, {})", where, o.key, all_keys()));
@@ -347,7 +352,12 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
 
   Experiment ex;
   ex.name = pf.name;
-  ex.output = pf.output.empty() ? "results/" + pf.name + ".csv" : pf.output;
+  // One rule for paths: written in the file, relative to the file; on the command line (and the
+  // default), relative to the working directory. Absolute, so that the log names it whole.
+  const fs::path output = pf.output.empty()             ? fs::path("results") / (pf.name + ".csv")
+                          : pf.output_from_command_line ? fs::path(pf.output)
+                                                        : fs::path(path).parent_path() / pf.output;
+  ex.output = fs::absolute(output).lexically_normal().string();
   // zip: one axis whose lists advance together.
   const size_t zip_len = pf.zip.empty() ? 1 : pf.zip.front().second.size();
   for (const auto& [k, vals] : pf.zip) {

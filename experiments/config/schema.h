@@ -73,8 +73,24 @@ const std::vector<std::string>& schema_sections();
 /// selection it holds under added to its conditions, then the runners'.
 const std::vector<Requirement>& schema_requirements();
 
-/// The help text listing every key with its default (or where its value comes from), unit,
-/// allowed values and range, and which components read it (for `flashpq run --help`).
-std::string schema_help();
+/// Wraps `text` into lines of at most `width` characters, breaking at spaces (a word longer
+/// than a line gets a line of its own), each line prefixed by `indent` and ended by '\n'; a '\n'
+/// in `text` starts a new line. "" for an empty text.
+std::string wrap_text(std::string_view text, size_t width, std::string_view indent = "");
+
+/// The experiment-key reference of `flashpq keys [SELECTION]`, lines of at most 100 characters.
+/// SELECTION "" gives the overview (the sections, their components, how to look further); a
+/// section ("framework"; "experiment" for the experiment's own keys name, output, seed and
+/// warmup) gives its components and every key; SECTION.COMPONENT ("framework.ripq",
+/// "trace.zipf" for a nested choice) the component's summary and the keys it reads; a key
+/// ("framework.block_size") that key. Each key shows its default or where its value comes from,
+/// its unit, the values it takes, who reads it and its description. Throws
+/// std::invalid_argument naming the selection and listing the valid sections (and, under a
+/// known section, its components and keys).
+std::string keys_reference(std::string_view selection);
+
+/// The whole reference as Markdown (`flashpq keys --markdown`, docs/reference/keys.md): every
+/// section with its components and a table of its keys.
+std::string keys_markdown();
 
 }  // namespace flashpq

@@ -196,8 +196,9 @@ TEST_CASE("the log prints each note of a cell as a warning line", "[experiments]
       {});
   std::ostringstream log;
   CHECK(run_experiment(ex, dir.file("w.csv"), log) == 0);
-  CHECK_THAT(log.str(), Contains("[1/1] warning: framework ripq: 26 device blocks"));
-  CHECK_THAT(log.str(), Contains("[1/1] warning: framework ripq: framework.reserved_blocks = 10"));
+  CHECK_THAT(log.str(), Contains("[cell 0 of 0-0] warning: framework ripq: 26 device blocks"));
+  CHECK_THAT(log.str(),
+             Contains("[cell 0 of 0-0] warning: framework ripq: framework.reserved_blocks = 10"));
 }
 
 }  // namespace

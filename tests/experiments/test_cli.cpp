@@ -14,11 +14,13 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "experiments/experiment.h"
+#include "experiments/sweep.h"
 #include "fmt/format.h"
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
@@ -225,6 +227,99 @@ TEST_CASE("flashpq run: a relative trace.path is found next to the YAML file", "
   CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987"});
 }
 
+// One rule for paths: written in the experiment file, from the file's directory; on the command
+// line (-o, --set, --iolog, --stats-dir), from the working directory; the log names them whole.
+// Run from a working directory beside the file's, holding decoys of the file's names that the
+// file must not reach.
+TEST_CASE(
+    "flashpq run: paths in the file are the file's, on the command line the working "
+    "directory's",
+    "[cli]") {
+  TempDir dir;
+  fs::create_directories(dir.file("exp"));
+  fs::create_directories(dir.file("work"));
+  fs::copy_file(kTrace, dir.file("exp/t.oracleGeneral.zst"));
+  dir.write("exp/prof.yaml",
+            "format: flashpq-simflash-profile 1\nbase: tiny\ndevice:\n  channels: 1\n");
+  // Decoys where the working directory would find them: not a trace, not a profile.
+  dir.write("work/t.oracleGeneral.zst", "not a trace\n");
+  dir.write("work/prof.yaml", "not: [a profile\n");
+  dir.write("exp/p.yaml", R"(name: p
+trace: {path: t.oracleGeneral.zst}
+cache: {capacity: 0.05}
+framework: {name: ripq, block_size: 64KiB}
+device: {name: simflash, profile: prof.yaml, size_to_cache: true}
+output: out/res.csv
+)");
+  // flashpq ARGS run in dir/work.
+  auto run_in_work = [&](const std::string& args) {
+    const std::string out = dir.file("work/.stdout"), err = dir.file("work/.stderr");
+    const std::string cmd = "cd " + q(dir.file("work")) + " && " + q(FLASHPQ_BINARY) + " " + args +
+                            " >" + q(out) + " 2>" + q(err);
+    const int rc = std::system(cmd.c_str());
+    Result r;
+    r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  };
+  const std::string results = (dir.path() / "exp/out/res.csv").string();
+  SECTION("output:, trace.path and device.profile from the file's directory") {
+    const Result r = run_in_work("run ../exp/p.yaml");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto csv = parse_csv(slurp(results));
+    REQUIRE(csv.size() == 2);
+    CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987"});
+    CHECK(column(csv, "device.channels") == std::vector<std::string>{"1"});  // prof.yaml's
+    CHECK(column(csv, "trace.path") ==
+          std::vector<std::string>{"t.oracleGeneral.zst"});  // as written
+    CHECK_FALSE(fs::exists(dir.file("work/out")));
+    CHECK_THAT(r.err, Contains("1 cells -> " + results + "\n"));  // absolute
+  }
+  SECTION("-o and --set output= from the working directory") {
+    Result r = run_in_work("run ../exp/p.yaml -o here.csv");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(parse_csv(slurp(dir.file("work/here.csv"))).size() == 2);
+    CHECK_THAT(r.err, Contains("-> " + (dir.path() / "work/here.csv").string() + "\n"));
+    r = run_in_work("run ../exp/p.yaml --set output=set.csv");
+    REQUIRE(r.status == 0);
+    CHECK(parse_csv(slurp(dir.file("work/set.csv"))).size() == 2);
+    CHECK_FALSE(fs::exists(results));
+  }
+  SECTION("--set trace.path= and device.profile= from the working directory") {
+    fs::copy_file(kTrace, dir.file("work/t2.oracleGeneral.zst"));
+    dir.write("work/prof2.yaml",
+              "format: flashpq-simflash-profile 1\nbase: tiny\ndevice:\n  channels: 3\n");
+    Result r = run_in_work(
+        "run ../exp/p.yaml -o s.csv --set trace.path=t2.oracleGeneral.zst --set "
+        "device.profile=prof2.yaml");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto csv = parse_csv(slurp(dir.file("work/s.csv")));
+    CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987"});
+    CHECK(column(csv, "device.channels") == std::vector<std::string>{"3"});
+    // The file's name on the command line is the working directory's decoy: refused at load.
+    r = run_in_work("run ../exp/p.yaml -o s2.csv --set device.profile=absent.yaml");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains((dir.path() / "work/absent.yaml").string()));
+    CHECK_FALSE(fs::exists(dir.file("work/s2.csv")));
+  }
+  SECTION("--iolog and --stats-dir from the working directory") {
+    const Result r = run_in_work(
+        "run ../exp/p.yaml -o o.csv --iolog io.log --stats-dir series "
+        "--set stats.interval_s=0.01 --set timing.mode=simulated --set timing.arrival=poisson "
+        "--set timing.rate=100000");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(fs::exists(dir.file("work/io.log")));
+    CHECK(fs::exists(dir.file("work/series/cell-0.csv")));
+    CHECK(column(parse_csv(slurp(dir.file("work/o.csv"))), "stats_file") ==
+          std::vector<std::string>{"series/cell-0.csv"});
+  }
+}
+
 TEST_CASE("flashpq run: a config error exits 2, names file:line and key, writes nothing", "[cli]") {
   TempDir dir;
   dir.write("bad.yaml", two_cells("policy:\n  segments: 65\n"));
@@ -307,7 +402,7 @@ TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]")
     INFO(r.err);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.err, Contains("1 finished rows kept") && Contains("unfinished last row dropped"));
-    CHECK_THAT(r.err, Contains("[1/2] finished before"));
+    CHECK_THAT(r.err, Contains("[cell 0 of 0-1] finished before"));
     const auto cut = lines(slurp(dir.file("cut.csv")));
     REQUIRE(cut.size() == 3);
     CHECK(cut[0] == full_lines[0]);
@@ -319,7 +414,8 @@ TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]")
     const std::string before = slurp(dir.file("cut.csv"));
     const Result again = flashpq(dir, "run two.yaml -o cut.csv --resume");
     CHECK(again.status == 0);
-    CHECK_THAT(again.err, Contains("2 finished rows kept") && Contains("[2/2] finished before"));
+    CHECK_THAT(again.err,
+               Contains("2 finished rows kept") && Contains("[cell 1 of 0-1] finished before"));
     CHECK(slurp(dir.file("cut.csv")) == before);
     // Without --resume the file is replaced, not appended to.
     REQUIRE(flashpq(dir, "run two.yaml -o cut.csv").status == 0);
@@ -395,44 +491,176 @@ TEST_CASE("flashpq --help lists the subcommands run and bench", "[cli]") {
   CHECK_THAT(r.out, Contains("Subcommands"));
 }
 
-TEST_CASE("flashpq run --help lists every schema key with its default", "[cli]") {
+// A word followed by ": " and the same word again ("fpq: fpq:"): a prefix said twice.
+std::string doubled_prefix(const std::string& text) {
+  static const std::regex doubled(R"((^|[^\w.])([\w.]+(, [\w.]+)*): \2:)");
+  std::smatch m;
+  return std::regex_search(text, m, doubled) ? m.str(0) : "";
+}
+
+TEST_CASE("doubled_prefix finds a prefix said twice, and only that", "[cli]") {
+  CHECK(doubled_prefix("  trace.preload  fpq: fpq: fault the file") == " fpq: fpq:");
+  CHECK(doubled_prefix("x nhc_wa, nhc_wb: nhc_wa, nhc_wb: the step") ==
+        " nhc_wa, nhc_wb: nhc_wa, nhc_wb:");
+  CHECK(doubled_prefix("ycsb: hotspot: share of the records") == "");
+  CHECK(doubled_prefix("csv: 1-based time column") == "");
+}
+
+// Every help screen: `flashpq --help` at most 30 lines, a subcommand's at most 40, no line over
+// 100 characters, no prefix said twice; each subcommand's own options only (no key list).
+TEST_CASE("flashpq help fits a screen: 30 lines, 40 per subcommand, 100 columns", "[cli]") {
   TempDir dir;
-  const Result r = flashpq(dir, "run --help");
-  CHECK(r.status == 0);
-  const auto ls = lines(r.out);
-  // The line that documents `key`.
-  auto line_of = [&](const std::string& key) -> std::string {
-    for (const auto& l : ls) {
-      if (l.rfind("  " + key + " ", 0) == 0) return l;
+  const Result root = flashpq(dir, "--help");
+  REQUIRE(root.status == 0);
+  const auto root_lines = lines(root.out);
+  CHECK(root_lines.size() <= 30);
+  // One line per subcommand: its name, then its summary on the same line.
+  const std::vector<std::string> subcommands = {"run",    "plan",         "collect", "trace",
+                                                "device", "bench-device", "bench",   "keys"};
+  for (const std::string& name : subcommands) {
+    INFO(name);
+    const auto at = std::find_if(root_lines.begin(), root_lines.end(), [&](const std::string& l) {
+      return l.starts_with("  " + name + " ");
+    });
+    REQUIRE(at != root_lines.end());
+    CHECK(at->size() > name.size() + 10);  // the summary follows the name
+    CHECK((at + 1 == root_lines.end() || !(at + 1)->starts_with("      ")));  // on one line
+  }
+  const std::vector<std::string> screens = {"",
+                                            "run",
+                                            "plan",
+                                            "collect",
+                                            "trace",
+                                            "trace info",
+                                            "trace convert",
+                                            "trace bench",
+                                            "device",
+                                            "device check",
+                                            "device characterize",
+                                            "device verify",
+                                            "device calibrate",
+                                            "bench-device",
+                                            "bench",
+                                            "keys"};
+  for (const std::string& s : screens) {
+    INFO("flashpq " << s << " --help");
+    const Result r = flashpq(dir, s + " --help");
+    REQUIRE(r.status == 0);
+    const auto ls = lines(r.out);
+    CHECK(ls.size() <= (s.empty() ? 30u : 40u));
+    for (const std::string& l : ls) {
+      INFO(l);
+      CHECK(l.size() <= 100);
     }
-    return {};
-  };
+    CHECK(doubled_prefix(r.out) == "");
+    // The experiment keys are `flashpq keys`'s, not every subcommand's.
+    CHECK_THAT(r.out, !Contains("framework.insertion_points"));
+  }
+  // Its own options: run's --resume is not plan's.
+  CHECK_THAT(flashpq(dir, "run --help").out, Contains("--resume") && Contains("-o,--output"));
+  CHECK_THAT(flashpq(dir, "plan --help").out, Contains("--sample") && !Contains("--resume"));
+}
+
+// `key`'s block in `flashpq keys` output: its first line, then its indented lines, each joined
+// by one space ("" when the key is not there).
+std::string key_block(const std::string& out, const std::string& key) {
+  const auto ls = lines(out);
+  std::string block;
+  for (size_t i = 0; i < ls.size(); ++i) {
+    if (!ls[i].starts_with("  " + key + "  ")) continue;
+    block = ls[i];
+    for (size_t j = i + 1; j < ls.size() && ls[j].starts_with("      "); ++j) {
+      block.append(" ").append(ls[j], 6);
+    }
+  }
+  return block;
+}
+
+TEST_CASE("flashpq keys SECTION: every key with its default, unit, values and readers", "[cli]") {
+  TempDir dir;
+  std::map<std::string, std::string> out;  // section -> `flashpq keys SECTION`
+  for (const std::string& section : schema_sections()) {
+    const std::string name = section.empty() ? "experiment" : section;
+    const Result r = flashpq(dir, "keys " + name);
+    INFO(name << ": " << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(doubled_prefix(r.out) == "");
+    for (const std::string& l : lines(r.out)) CHECK(l.size() <= 100);
+    out[section] = r.out;
+  }
   for (const auto& k : experiment_schema()) {
     const KeySpec& s = k.spec;
     INFO(s.name);
-    const std::string l = line_of(s.name);
-    REQUIRE_FALSE(l.empty());
+    const std::string b = key_block(out[k.section], s.name);
+    REQUIRE_FALSE(b.empty());
     // The default, or where the value comes from when none is written.
-    CHECK_THAT(l, Contains(!s.default_value.empty() ? s.default_value
-                           : !s.filled_by.empty()   ? "(from " + s.filled_by + ")"
-                                                    : "(required)"));
-    if (!s.unit.empty()) CHECK_THAT(l, Contains("[" + s.unit + "]"));
+    CHECK_THAT(b, Contains(!s.default_value.empty() ? "default " + s.default_value
+                           : !s.filled_by.empty()   ? "from " + s.filled_by
+                                                    : "required"));
+    if (!s.unit.empty()) CHECK_THAT(b, Contains("[" + s.unit + "]"));
   }
   // The profile fills in simflash's keys, the device its capacity; a trace file is required.
-  CHECK_THAT(line_of("device.channels"),
-             Contains("(from device.profile)") && Contains("simflash:"));
-  CHECK_THAT(line_of("device.capacity"), Contains("(from the device)"));
-  CHECK_THAT(line_of("trace.path"), Contains("(required)"));
-  CHECK_THAT(line_of("framework.block_size"), Contains("ripq, sipq:"));
-  CHECK_THAT(line_of("cache.capacity"), Contains("0.1") && Contains("bytes or fraction"));
-  CHECK_THAT(line_of("policy.segments"), Contains(" 3 ") && Contains("0..64"));
-  CHECK_THAT(line_of("trace.format"), Contains("oracleGeneral") && Contains("csv"));
-  CHECK_THAT(line_of("policy.name"), Contains("fifo|lru|slru|gdsf"));
-  CHECK_THAT(line_of("warmup"), Contains(" 0 ") && Contains("[fraction]"));
-  CHECK_FALSE(line_of("name").empty());
-  CHECK_FALSE(line_of("output").empty());
-  CHECK_THAT(r.out, Contains("--set"));
-  CHECK_THAT(r.out, Contains("-o,--output"));
+  const std::string& device = out["device"];
+  CHECK_THAT(key_block(device, "device.channels"),
+             Contains("from device.profile") && Contains("read when device.name simflash"));
+  CHECK_THAT(key_block(device, "device.capacity"), Contains("from the device"));
+  CHECK_THAT(key_block(out["trace"], "trace.path"), Contains("required"));
+  CHECK_THAT(key_block(out["framework"], "framework.block_size"),
+             Contains("read when framework.name ripq or sipq"));
+  CHECK_THAT(key_block(out["cache"], "cache.capacity"),
+             Contains("default 0.1") && Contains("[bytes or fraction]"));
+  CHECK_THAT(key_block(out["policy"], "policy.segments"),
+             Contains("default 3") && Contains("an integer in [0, 64]"));
+  CHECK_THAT(key_block(out["policy"], "policy.name"), Contains("one of fifo, lru, slru, gdsf"));
+  CHECK_THAT(key_block(out[""], "warmup"), Contains("default 0") && Contains("[fraction]"));
+  CHECK_FALSE(key_block(out[""], "name").empty());
+  CHECK_FALSE(key_block(out[""], "output").empty());
+  // The once-doubled prefix: said once, as who reads the key.
+  CHECK_THAT(key_block(out["trace"], "trace.preload"),
+             Contains("read when trace.format fpq") && Contains("false fault the whole file"));
+  // A section lists the components its selector picks among, with their summaries.
+  CHECK_THAT(out["framework"], Contains("framework.name selects one of:") && Contains("ripq: "));
+}
+
+TEST_CASE("flashpq keys: an overview, a component, one key -- an unknown one lists the sections",
+          "[cli]") {
+  TempDir dir;
+  const Result overview = flashpq(dir, "keys");
+  REQUIRE(overview.status == 0);
+  for (const std::string& section : schema_sections()) {
+    CHECK_THAT(overview.out, Contains("\n  " + (section.empty() ? "experiment" : section) + " "));
+  }
+  // A component: the keys it reads, and no key only another component reads.
+  const Result ripq = flashpq(dir, "keys framework.ripq");
+  REQUIRE(ripq.status == 0);
+  CHECK_FALSE(key_block(ripq.out, "framework.insertion_points").empty());
+  CHECK_FALSE(key_block(ripq.out, "framework.block_size").empty());
+  CHECK(key_block(ripq.out, "framework.occupancy").empty());  // sipq's
+  // A nested choice: trace.zipf's keys.
+  const Result zipf = flashpq(dir, "keys trace.zipf");
+  REQUIRE(zipf.status == 0);
+  CHECK_FALSE(key_block(zipf.out, "trace.alpha").empty());
+  CHECK(key_block(zipf.out, "trace.workload").empty());  // ycsb's
+  // One key.
+  const Result one = flashpq(dir, "keys policy.segments");
+  REQUIRE(one.status == 0);
+  CHECK(lines(one.out).size() == 3);
+  CHECK(one.out.starts_with("  policy.segments  default 3"));
+  // Unknown: exit 2, the valid sections named.
+  for (const char* bad : {"nope", "framework.nope"}) {
+    INFO(bad);
+    const Result r = flashpq(dir, std::string("keys ") + bad);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains(std::string("unknown '") + bad + "'") &&
+                          Contains("trace, experiment, cache, policy, admission, framework"));
+  }
+  CHECK_THAT(flashpq(dir, "keys framework.nope").err,
+             Contains("under framework: framework.exact, framework.ripq"));
+  const Result md = flashpq(dir, "keys --markdown");
+  REQUIRE(md.status == 0);
+  CHECK(md.out == keys_markdown());
+  CHECK(flashpq(dir, "keys framework --markdown").status == 2);
 }
 
 // The bench and `flashpq run` build their caches apart (experiments/bench.cpp, experiments/run/):
@@ -680,7 +908,9 @@ TEST_CASE("flashpq run: SIGINT and SIGTERM stop cleanly: whole rows, the cells l
     for (size_t c = 0; c < 6; ++c) {
       if (std::find(done.begin(), done.end(), c) == done.end()) left.push_back(c);
     }
-    CHECK_THAT(log, Contains(fmt::format("{} of 6 cells remain without a row: ", left.size())));
+    // Numbered from 0, as the cell column and --cells number them.
+    CHECK_THAT(log, Contains(fmt::format("{} of 6 cells remain without a row: {} (of cells 0-5)",
+                                         left.size(), format_cell_ranges(left))));
     // --resume runs just those and ends with the uninterrupted run's rows.
     const Result resumed = flashpq(dir, "run s.yaml -o s.csv --resume --jobs 2");
     INFO(resumed.err);

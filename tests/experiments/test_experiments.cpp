@@ -166,7 +166,8 @@ TEST_CASE("absent keys take the schema's defaults", "[experiments]") {
   const std::string path = dir.write("defaults_only.yaml", "trace:\n  path: " + kTrace + "\n");
   const Experiment ex = load_experiment(path, {});
   CHECK(ex.name == "defaults_only");  // The file's stem.
-  CHECK(ex.output == "results/defaults_only.csv");
+  // The default output is from the working directory, made absolute.
+  CHECK(ex.output == (fs::current_path() / "results/defaults_only.csv").string());
   REQUIRE(ex.cells.size() == 1);
   const CellConfig& c = ex.cells[0];
   // Keys that apply only to another choice (the generator, framework direct, device simflash)
@@ -251,7 +252,7 @@ TEST_CASE("top-level dotted keys, name and output are accepted", "[experiments]"
                                                   "output: out/x.jsonl\n"),
       {});
   CHECK(ex.name == "custom");
-  CHECK(ex.output == "out/x.jsonl");
+  CHECK(ex.output == (dir.path() / "out/x.jsonl").lexically_normal().string());  // the file's
   REQUIRE(ex.cells.size() == 1);
   CHECK(ex.cells[0].policy.name == "gdsf");
   CHECK(ex.cells[0].warmup == 0.25);
@@ -621,8 +622,58 @@ TEST_CASE("override: --set name and output replace the experiment's", "[experime
   const std::string path = dir.write("s.yaml", header("orig") + "output: a.csv\n");
   const Experiment ex = load_experiment(path, {{"name", "renamed"}, {"output", "b.jsonl"}});
   CHECK(ex.name == "renamed");
-  CHECK(ex.output == "b.jsonl");
+  CHECK(ex.output == (fs::current_path() / "b.jsonl").string());  // --set: the working dir's
   CHECK(ex.cells.at(0).experiment == "renamed");
+}
+
+// One rule for paths (experiments/experiment.h): a relative path written in the file is the
+// file's directory's; one given with --set, the working directory's. The same relative text
+// names two different files depending on where it was written.
+TEST_CASE("paths: written in the file from its directory, with --set from the working directory",
+          "[experiments]") {
+  TempDir dir;
+  // The experiment's folder deeper than the working directory, so that the `..`s of a path
+  // relative to the working directory, taken from the folder, stay inside `dir`.
+  const fs::path cwd = fs::current_path();
+  fs::path exp = dir.path();
+  for (auto it = cwd.begin(); it != cwd.end(); ++it) exp /= "d";
+  exp /= "exp";
+  fs::create_directories(exp);
+  fs::copy_file(kTrace, exp / "t.oracleGeneral.zst");
+  const std::string file = (exp / "p.yaml").string();
+  std::ofstream(file) << "trace: {path: t.oracleGeneral.zst}\n";
+  const std::string beside = (exp / "t.oracleGeneral.zst").lexically_normal().string();
+  // Written in the file: beside it, whatever the working directory.
+  const Experiment ex = load_experiment(file, {});
+  CHECK(ex.cells.at(0).trace.params.text("trace.path") == beside);
+  CHECK(param(ex.cells.at(0), "trace.path") == "t.oracleGeneral.zst");  // the row: as written
+  // With --set: from the working directory. `rel` names the trace from here, not from exp/.
+  const std::string rel = fs::relative(beside, cwd).string();
+  REQUIRE(fs::path(rel).is_relative());
+  const Experiment set = load_experiment(file, {{"trace.path", rel}});
+  CHECK(set.cells.at(0).trace.params.text("trace.path") == beside);
+  // The same text written in the file is taken from exp/, where it names nothing: an error
+  // that names the file, the line, and the path looked for.
+  const std::string moved = (exp / "q.yaml").string();
+  std::ofstream(moved) << "trace: {path: " << rel << "}\n";
+  const std::string looked_for = (exp / rel).lexically_normal().string();
+  REQUIRE_FALSE(fs::exists(looked_for));
+  CHECK_THAT(config_error(moved), Contains("q.yaml:1: key 'trace.path': expected an existing "
+                                           "file (" +
+                                           looked_for + ")"));
+}
+
+TEST_CASE("resolve_path: the file's directory unless given with --set, an absolute path as given",
+          "[experiments]") {
+  const fs::path cwd = fs::current_path();
+  CHECK(resolve_path("a/b.yaml", "/x/y/e.yaml:3", "/x/y/e.yaml") == "/x/y/a/b.yaml");
+  CHECK(resolve_path("../b", "/x/y/e.yaml (default)", "/x/y/e.yaml") == "/x/b");
+  CHECK(resolve_path("a/b.yaml", "--set device.profile", "/x/y/e.yaml") ==
+        (cwd / "a/b.yaml").string());
+  CHECK(resolve_path("/abs/f", "/x/y/e.yaml:3", "/x/y/e.yaml") == "/abs/f");
+  CHECK(resolve_path("", "/x/y/e.yaml:3", "/x/y/e.yaml") == "");
+  // A file named without a directory: its directory is the working directory.
+  CHECK(resolve_path("t.zst", "e.yaml:2", "e.yaml") == (cwd / "t.zst").string());
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1003,8 +1054,8 @@ TEST_CASE("run_experiment writes one row per cell and records failed cells", "[e
   CHECK(lines[2].back() == ',');
   CHECK_THAT(lines[3], Contains("truncated"));
   CHECK_THAT(lines[4], Contains("truncated"));
-  CHECK_THAT(log.str(), Contains("[1/4]"));
-  CHECK_THAT(log.str(), Contains("[4/4]"));
+  CHECK_THAT(log.str(), Contains("[cell 0 of 0-3]"));
+  CHECK_THAT(log.str(), Contains("[cell 3 of 0-3]"));
   CHECK_THAT(log.str(), Contains("FAILED"));
 }
 
