@@ -18,7 +18,7 @@ PACKAGES=(
 if [ "${1:-}" != "demo" ]; then
   PACKAGES+=(
     # the tests: Catch2, and Boost.Math for their analytic models
-    catch2 libboost-dev python3-pytest
+    catch2 libboost-dev python3-pytest python3-pytest-xdist
     # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
     # comparison, nvme-cli for the drive's write counters
     util-linux e2fsprogs fio nvme-cli

@@ -86,7 +86,7 @@ std::optional<std::map<std::string, SourcedValue>> with_trace_format(
   const SourcedValue& named = f->second;
   std::string format;
   try {
-    format = trace_format_for(resolve_input_path(p->second.text, file),
+    format = trace_format_for(resolve_path(p->second.text, p->second.where, file),
                               named.is_default() ? "" : named.text, "trace.format");
   } catch (const std::invalid_argument& e) {
     throw ConfigError(fmt::format("{}: key '{}': {}",
