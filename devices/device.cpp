@@ -51,15 +51,25 @@ const SectionSpec& device_section() {
   return section;
 }
 
-const std::vector<Column>& device_columns() {
-  static const std::vector<Column> columns = [] {
-    std::vector<Column> v;
+const std::vector<ColumnSpec>& device_columns() {
+  static const std::vector<ColumnSpec> columns = [] {
+    std::vector<ColumnSpec> v;
     for (const DeviceType* t : device_types()) {
-      for (const Column& c : t->columns) v.push_back(c);
+      for (const ColumnSpec& c : t->columns) v.push_back(c);
     }
     return v;
   }();
   return columns;
+}
+
+std::vector<std::string> device_row_columns(const DeviceConfig& config) {
+  const DeviceType& type = device_type(config.name);
+  if (type.row_columns != nullptr) return type.row_columns(config);
+  std::vector<std::string> out;
+  for (const ColumnSpec& c : type.columns) {
+    if (!c.if_set) out.push_back(c.name);
+  }
+  return out;
 }
 
 std::unique_ptr<Device> make_device(const DeviceConfig& config) {

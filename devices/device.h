@@ -213,9 +213,11 @@ struct DeviceType {
   DeviceBounds (*resolve)(const DeviceConfig& config, Params& shown);
   /// Builds the device. Throws as resolve(), and as the device itself.
   std::unique_ptr<Device> (*make)(const DeviceConfig& config);
-  /// The columns the device reports (Device::columns), in order: their names and whether each
-  /// is numeric, texts empty.
-  std::vector<Column> columns;
+  /// The columns the device reports (Device::columns), in order, declared with their units and
+  /// definitions (sim/columns.h; docs/reference/columns.md, the device's section). A row of a
+  /// cell whose device does I/O carries them (experiments/run/row.h), less those row_columns
+  /// leaves out and those declared if_set that the run left empty.
+  std::vector<ColumnSpec> columns;
   /// Real hardware: every cell on it is timed by the wall clock.
   bool wall_clock = false;
   /// Sizing for the cache, when the device's keys ask for it (simflash's device.size_to_cache):
@@ -226,6 +228,10 @@ struct DeviceType {
   /// std::invalid_argument when no geometry of the device holds the footprint.
   std::optional<DeviceBounds> (*size_for_cache)(DeviceConfig& config,
                                                 uint64_t footprint_bytes) = nullptr;
+  /// The names of `columns` a row carries on the device `config` describes (read-only, from
+  /// its keys: the block device's verify columns only with device.verify), in order; columns
+  /// declared if_set are never listed. nullptr: every column not declared if_set.
+  std::vector<std::string> (*row_columns)(const DeviceConfig& config) = nullptr;
 };
 
 /// The key device.capacity, read by the block device (bytes used from offset 0 of the file or
@@ -242,9 +248,11 @@ const DeviceType& device_type(const std::string& name);
 const std::vector<std::string>& device_names();
 /// The `device:` section: device.name, then every device's keys (sim/params.h).
 const SectionSpec& device_section();
-/// Every device's columns, in registration order, texts empty (a results row holds them all; a
-/// device fills its own).
-const std::vector<Column>& device_columns();
+/// Every device's columns, in registration order.
+const std::vector<ColumnSpec>& device_columns();
+/// The names of the columns a row of a cell on the device `config` describes carries
+/// (DeviceType::row_columns), in declared order; the if_set columns not among them.
+std::vector<std::string> device_row_columns(const DeviceConfig& config);
 
 /// Creates the device registered under config.name. Throws std::invalid_argument for an
 /// unknown name or a bad key.

@@ -2,12 +2,15 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "experiments/columns.h"
 #include "fmt/format.h"
 
 namespace flashpq {
@@ -114,6 +117,12 @@ std::vector<CsvRecord> split_csv(const std::string& data, const std::string& pat
   return records;
 }
 
+const std::string& StoredRow::field(const std::string& name) const {
+  static const std::string none;
+  const auto it = fields.find(name);
+  return it == fields.end() ? none : it->second;
+}
+
 StoredResults read_results(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open the results file");
@@ -142,6 +151,7 @@ StoredResults read_results(const std::string& path) {
     return out;
   }
   size_t line = 0;
+  std::vector<std::vector<std::string>> keys;  // each line's, in order
   for (size_t i = 0; i < data.size();) {
     ++line;
     const size_t end = data.find('\n', i);
@@ -162,68 +172,169 @@ StoredResults read_results(const std::string& path) {
       throw std::runtime_error(fmt::format("{}:{}: not a JSON object", path, line));
     std::vector<std::string> columns;
     for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) {
+        throw std::runtime_error(fmt::format("{}:{}: a key that is not a string", path, line));
+      }
       const std::string key = kv.first.Scalar();
       columns.push_back(key);
       row.fields[key] = kv.second.IsNull() ? "" : kv.second.Scalar();
     }
-    if (out.columns.empty()) out.columns = columns;
-    if (columns != out.columns) {
-      throw std::runtime_error(fmt::format("{}:{}: other keys than the first line's", path, line));
-    }
+    if (keys.empty() || columns != keys.back()) keys.push_back(std::move(columns));
     out.rows.push_back(std::move(row));
   }
+  // Lines of one set of keys keep their order; lines of several merge in the declared order.
+  out.columns = keys.size() == 1 ? keys[0] : merge_columns(keys);
   return out;
 }
 
+namespace {
+
+// One CSV record of `fields` under `columns` (a column without a field: empty).
+std::string csv_record(const std::vector<std::string>& columns,
+                       const std::map<std::string, std::string>& fields) {
+  std::string text;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i != 0) text += ',';
+    if (const auto it = fields.find(columns[i]); it != fields.end()) text += csv_field(it->second);
+  }
+  return text;
+}
+
+// The fields of one CSV record written under `columns`.
+std::map<std::string, std::string> csv_fields(const std::vector<std::string>& columns,
+                                              const std::string& text, const std::string& path) {
+  bool truncated = false;
+  const std::vector<CsvRecord> r = split_csv(text + "\n", path, truncated);
+  if (r.size() != 1 || r[0].fields.size() != columns.size()) {
+    throw std::logic_error(path + ": a row written does not read back under its header");
+  }
+  std::map<std::string, std::string> fields;
+  for (size_t i = 0; i < columns.size(); ++i) fields[columns[i]] = r[0].fields[i];
+  return fields;
+}
+
+}  // namespace
+
 ResultsWriter::ResultsWriter(const std::string& path, const std::vector<std::string>& columns,
-                             const std::vector<std::string>& kept)
+                             const std::vector<StoredRow>& kept)
     : path_(path), json_(is_json_results(path)), columns_(columns) {
   if (const std::filesystem::path p(path); p.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(p.parent_path(), ec);
   }
+  const std::set<std::string> header(columns.begin(), columns.end());
+  for (const StoredRow& row : kept) {
+    if (json_) {
+      texts_.push_back(row.text);
+      continue;
+    }
+    for (const auto& [name, text] : row.fields) {
+      if (!text.empty() && !header.contains(name)) {
+        throw std::logic_error(path + ": a kept row's column '" + name + "' is not in the header");
+      }
+    }
+    texts_.push_back(csv_record(columns_, row.fields));
+  }
+  rewrite();
+}
+
+void ResultsWriter::replace(const std::string& path, const std::vector<std::string>& columns,
+                            const std::vector<std::string>& texts) {
   const std::string tmp = path + ".tmp";
+  std::error_code ec;
   {
     std::ofstream t(tmp, std::ios::out | std::ios::trunc | std::ios::binary);
     if (!t) throw std::runtime_error(tmp + ": cannot create the results file");
-    if (!json_) {
+    if (!is_json_results(path)) {
       for (size_t i = 0; i < columns.size(); ++i) t << (i ? "," : "") << csv_field(columns[i]);
       t << '\n';
     }
-    for (const std::string& text : kept) t << text << '\n';
+    for (const std::string& text : texts) t << text << '\n';
     t.flush();
-    if (!t) throw std::runtime_error(tmp + ": write error");
+    if (!t) {
+      t.close();
+      std::filesystem::remove(tmp, ec);  // path is as it was
+      throw std::runtime_error(tmp + ": write error");
+    }
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error(path + ": cannot replace it with " + tmp + ": " + ec.message());
-  out_.open(path, std::ios::out | std::ios::app | std::ios::binary);
-  if (!out_) throw std::runtime_error(path + ": cannot reopen the results file");
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error(path + ": cannot replace it with " + tmp + ": " + why);
+  }
 }
 
-ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
+void ResultsWriter::rewrite() {
+  out_.close();
+  replace(path_, columns_, texts_);
+  header_written_ = true;
+  out_.open(path_, std::ios::out | std::ios::app | std::ios::binary);
+  if (!out_) throw std::runtime_error(path_ + ": cannot reopen the results file");
+}
+
+ResultsWriter::ResultsWriter(const std::string& path, const std::vector<std::string>& columns)
+    : path_(path), json_(is_json_results(path)), columns_(columns) {
   const std::filesystem::path p(path);
-  json_ = is_json_results(path);
   if (p.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(p.parent_path(), ec);
     if (ec) throw std::runtime_error(path + ": cannot create directory: " + ec.message());
   }
-  out_.open(path, std::ios::out | std::ios::trunc);
+  out_.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!out_) throw std::runtime_error(path + ": cannot create the results file");
+  if (!json_ && !columns_.empty()) {
+    for (size_t i = 0; i < columns_.size(); ++i) out_ << (i ? "," : "") << csv_field(columns_[i]);
+    out_ << '\n';
+    out_.flush();
+    if (!out_) throw std::runtime_error(path + ": cannot write the header");
+    header_written_ = true;
+  }
 }
 
 std::string ResultsWriter::write(const ResultRow& row) {
-  if (columns_.empty()) {
-    for (const auto& c : row) columns_.push_back(c.name);
-    if (!json_) {
-      for (size_t i = 0; i < row.size(); ++i) out_ << (i ? "," : "") << csv_field(row[i].name);
-      out_ << '\n';
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> names;
+  for (const Column& c : row) {
+    if (!fields.emplace(c.name, c.text).second) {
+      throw std::logic_error("results row with the column '" + c.name + "' twice");
     }
-  } else {
-    bool same = row.size() == columns_.size();
-    for (size_t i = 0; same && i < row.size(); ++i) same = row[i].name == columns_[i];
-    if (!same) throw std::logic_error("results row with different columns");
+    names.push_back(c.name);
+  }
+  std::string cell = "?";
+  if (const auto it = fields.find("cell"); it != fields.end()) cell = it->second;
+  // The first row of a file without a header gives it; a row with a column the header lacks
+  // widens it (in the declared order).
+  const std::set<std::string> known(columns_.begin(), columns_.end());
+  const bool wider = std::any_of(names.begin(), names.end(),
+                                 [&](const std::string& n) { return !known.contains(n); });
+  const std::vector<std::string> merged = columns_.empty() ? names
+                                          : wider          ? merge_columns({columns_, names})
+                                                           : columns_;
+  if (wider) {
+    if (!json_ && header_written_) {
+      // A column the header lacks (an if_set column): the rows so far under the wider header.
+      std::vector<std::string> texts;
+      for (const std::string& t : texts_)
+        texts.push_back(csv_record(merged, csv_fields(columns_, t, path_)));
+      columns_ = merged;
+      texts_ = std::move(texts);
+      try {
+        rewrite();
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(fmt::format(
+            "{}: cannot add the columns of cell {} to the header: {}; the rows written before it "
+            "are kept (--resume runs the others)",
+            path_, cell, e.what()));
+      }
+    } else {
+      columns_ = merged;
+    }
+  }
+  if (!json_ && !header_written_) {
+    for (size_t i = 0; i < columns_.size(); ++i) out_ << (i ? "," : "") << csv_field(columns_[i]);
+    out_ << '\n';
+    header_written_ = true;
   }
   std::string text;
   if (json_) {
@@ -239,14 +350,7 @@ std::string ResultsWriter::write(const ResultRow& row) {
     }
     text += '}';
   } else {
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i != 0) text += ',';
-      text += csv_field(row[i].text);
-    }
-  }
-  std::string cell = "?";
-  for (const auto& c : row) {
-    if (c.name == "cell") cell = c.text;
+    text = csv_record(columns_, fields);
   }
   errno = 0;
   out_ << text << '\n';
@@ -259,6 +363,7 @@ std::string ResultsWriter::write(const ResultRow& row) {
         "runs the others)",
         path_, cell, errno != 0 ? std::strerror(errno) : "write error"));
   }
+  texts_.push_back(text);
   return text;
 }
 

@@ -16,6 +16,8 @@
 
 #include "engine/cache.h"
 #include "engine/framework.h"
+#include "experiments/collect.h"
+#include "experiments/columns.h"
 #include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
 #include "experiments/run/row.h"
@@ -29,14 +31,6 @@ namespace flashpq {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A cell's identity in a results file: its experiment and the text of every parameter.
-std::string cell_identity(const std::string& experiment,
-                          const std::vector<std::pair<std::string, std::string>>& parameters) {
-  std::string id = experiment;
-  for (const auto& [k, v] : parameters) id += '\x1f' + v;  // unit separator: not in any value
-  return id;
-}
 
 bool in_ranges(const std::vector<std::pair<size_t, size_t>>& ranges, size_t i) {
   if (ranges.empty()) return true;
@@ -147,11 +141,13 @@ void run_slot(Slot& s, size_t cells, const std::atomic<bool>* interrupt) {
 
 // What resume found in the results file.
 struct ResumeState {
+  // The file's header (CSV) or its rows' keys (JSON Lines): a resumed file keeps every column
+  // but those carried only with a value (error …) that no kept row has.
   std::vector<std::string> columns;
-  // Per selected cell (by position in the run order): the kept row's text, if any.
-  std::vector<std::optional<std::string>> kept;
+  // Per selected cell (by position in the run order): the kept row, if any.
+  std::vector<std::optional<StoredRow>> kept;
   // Rows of cells not in this run, kept after the run's rows, in file order.
-  std::vector<std::string> others;
+  std::vector<StoredRow> others;
 };
 
 // Reads `output` back and decides, per selected cell, whether a row is kept (docs in sweep.h).
@@ -159,61 +155,55 @@ std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<S
                                        const std::string& output, const SweepOptions& options,
                                        std::ostream& log) {
   if (!options.resume || !std::filesystem::exists(output) || ex.cells.empty()) return {};
-  const StoredResults stored = read_results(output);
+  StoredResults stored = read_results(output);
   if (stored.columns.empty() && stored.rows.empty()) return {};
-  std::vector<std::string> columns;
-  for (const auto& c : failed_row(ex.cells.front(), "")) columns.push_back(c.name);
-  if (stored.columns != columns) {
-    size_t k = 0;
-    while (k < columns.size() && k < stored.columns.size() && columns[k] == stored.columns[k]) ++k;
-    throw std::runtime_error(fmt::format(
-        "{}: cannot resume: its columns are not the ones this run writes (column {}: '{}' in the "
-        "file, '{}' now); choose another --output, or run without --resume to replace it",
-        output, k + 1, k < stored.columns.size() ? stored.columns[k] : "(none)",
-        k < columns.size() ? columns[k] : "(none)"));
+  // Any results file resumes (the columns a row carries depend on its cell, and on the version
+  // that wrote it: the earlier all-columns format included): its header is kept, and widened
+  // by the columns of the cells this run adds. A file that is not one is refused.
+  for (const char* needed : {"experiment", "cell"}) {
+    if (std::find(stored.columns.begin(), stored.columns.end(), needed) == stored.columns.end()) {
+      throw std::runtime_error(fmt::format(
+          "{}: cannot resume: not a results file (no '{}' column); choose another --output, or "
+          "run without --resume to replace it",
+          output, needed));
+    }
   }
   ResumeState state;
-  state.columns = columns;
+  state.columns = stored.columns;
   state.kept.resize(order.size());
-  // identity -> positions of the selected cells with it, not yet matched to a row
-  std::map<std::string, std::vector<size_t>> open;
-  for (size_t i = order.size(); i-- > 0;) {
-    open[cell_identity(order[i]->cell->experiment, order[i]->cell->parameters)].push_back(i);
-  }
+  // The selected cells, matched to rows by experiment and the parameters their rows carry.
+  std::vector<const CellConfig*> cells;
+  for (const Slot* s : order) cells.push_back(s->cell);
+  CellMatcher open(cells);
   size_t failed = 0, kept = 0, stale_kept = 0, stale_rerun = 0;
   std::map<std::string, size_t> stale_versions;  // version -> rows
   size_t stale_trace = 0;
   std::string example;
-  for (const StoredRow& row : stored.rows) {
-    std::vector<std::pair<std::string, std::string>> parameters;
-    for (const auto& [k, v] : ex.cells.front().parameters) {
-      parameters.emplace_back(k, row.fields.at(k));
-    }
-    const auto it = open.find(cell_identity(row.fields.at("experiment"), parameters));
-    if (it == open.end() || it->second.empty()) {
-      if (row.fields.at("error").empty()) state.others.push_back(row.text);
+  for (StoredRow& row : stored.rows) {
+    const std::optional<size_t> at = open.find(row);
+    if (!at) {
+      if (row.field("error").empty()) state.others.push_back(std::move(row));
       continue;
     }
-    if (!row.fields.at("error").empty()) {
+    if (!row.field("error").empty()) {
       ++failed;
       continue;
     }
-    const size_t pos = it->second.back();
+    const size_t pos = *at;
     const Slot& slot = *order[pos];
-    const std::string& version = row.fields.at("flashpq_version");
+    const std::string& version = row.field("flashpq_version");
     const bool same_version = version == FLASHPQ_VERSION;
     const bool same_trace =
-        slot.summary != nullptr && row.fields.at("trace_hash") == slot.summary->content_hash;
+        slot.summary != nullptr && row.field("trace_hash") == slot.summary->content_hash;
     if (!same_version || !same_trace) {
       if (!same_version) ++stale_versions[version.empty() ? "(none)" : version];
       if (!same_trace) ++stale_trace;
       if (example.empty()) {
         example = fmt::format(
             "cell {} ({})", slot.cell->index,
-            !same_version
-                ? fmt::format("FlashPQ {}, now {}", version, FLASHPQ_VERSION)
-                : fmt::format("trace_hash {}, the trace now {}", row.fields.at("trace_hash"),
-                              slot.summary ? slot.summary->content_hash : "unreadable"));
+            !same_version ? fmt::format("FlashPQ {}, now {}", version, FLASHPQ_VERSION)
+                          : fmt::format("trace_hash {}, the trace now {}", row.field("trace_hash"),
+                                        slot.summary ? slot.summary->content_hash : "unreadable"));
       }
       if (options.stale == StaleRule::kRerun) {
         ++stale_rerun;
@@ -221,10 +211,22 @@ std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<S
       }
       ++stale_kept;
     }
-    it->second.pop_back();
-    state.kept[pos] = row.text;
+    open.claim(pos);
+    state.kept[pos] = std::move(row);
     ++kept;
   }
+  // The file's columns, less those carried only with a value that no kept row has (the error
+  // column of failed rows, which run again).
+  std::vector<std::string> columns;
+  for (const std::string& c : state.columns) {
+    auto has = [&](const StoredRow& r) { return !r.field(c).empty(); };
+    if (!column_if_set(c) || std::any_of(state.others.begin(), state.others.end(), has) ||
+        std::any_of(state.kept.begin(), state.kept.end(),
+                    [&](const std::optional<StoredRow>& r) { return r && has(*r); })) {
+      columns.push_back(c);
+    }
+  }
+  state.columns = std::move(columns);
   const size_t stale = stale_rerun + stale_kept;
   std::string causes;
   for (const auto& [v, n] : stale_versions) {
@@ -452,33 +454,40 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   const std::vector<Slot*>& order = prepared->order;
   const std::optional<ResumeState>& resume = prepared->resume;
 
-  // The file's rows in file order, each with its cell index (SIZE_MAX: not a cell of this run).
-  std::vector<std::pair<size_t, std::string>> file_rows;
+  // The cell index of each row of the file, in file order (SIZE_MAX: not a cell of this run);
+  // the writer holds their texts.
+  std::vector<size_t> file_cells;
   std::vector<Slot*> to_run;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!resume || !resume->kept[i]) to_run.push_back(order[i]);
+  }
+  // The header, before the first row: the union of the columns of the cells to run (known
+  // from their configurations, summaries and plans) and, resuming, the file's own.
+  std::vector<std::vector<std::string>> headers;
+  if (resume) headers.push_back(resume->columns);
+  for (const Slot* s : to_run) headers.push_back(planned_row_columns(*s->cell, s->summary));
+  const std::vector<std::string> header = merge_columns(headers);
   std::optional<ResultsWriter> writer;
   if (resume) {
-    std::vector<std::string> texts;
+    std::vector<StoredRow> kept;
     for (size_t i = 0; i < order.size(); ++i) {
       if (resume->kept[i]) {
-        file_rows.emplace_back(order[i]->cell->index, *resume->kept[i]);
-        texts.push_back(*resume->kept[i]);
-      } else {
-        to_run.push_back(order[i]);
+        file_cells.push_back(order[i]->cell->index);
+        kept.push_back(*resume->kept[i]);
       }
     }
-    for (const std::string& t : resume->others) {
-      file_rows.emplace_back(SIZE_MAX, t);
-      texts.push_back(t);
+    for (const StoredRow& r : resume->others) {
+      file_cells.push_back(SIZE_MAX);
+      kept.push_back(r);
     }
-    writer.emplace(output, resume->columns, texts);
+    writer.emplace(output, header, kept);
     for (size_t i = 0; i < order.size(); ++i) {
       if (resume->kept[i]) {
         log << cell_tag(order[i]->cell->index, total_cells) << " finished before\n";
       }
     }
   } else {
-    to_run = order;
-    writer.emplace(output);
+    writer.emplace(output, header);
   }
   if (kill_at(KillPoint::Event::kRows) && kill->count == 0) send_kill();
   // Rows written by this run, and the hooks of rows:N and torn-row:N after each.
@@ -607,8 +616,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
         if (live_drawn) log << "\r\x1b[K";
         live_drawn = false;
         log << s.log << std::flush;
-        const std::string text = write_row(s.row);
-        file_rows.emplace_back(s.cell->index, text);
+        write_row(s.row);
+        file_cells.push_back(s.cell->index);
         lk.lock();
         failed += s.failed ? 1 : 0;
         finished_work += s.total_requests;
@@ -650,7 +659,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       Slot& s = *to_run[i];
       log << s.log;
       if (s.state == Slot::State::kDone && !s.interrupted) {
-        file_rows.emplace_back(s.cell->index, write_row(s.row));
+        write_row(s.row);
+        file_cells.push_back(s.cell->index);
       } else {
         remaining.push_back(s.cell->index);
       }
@@ -659,17 +669,17 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   }
 
   // 4. Rows in cell order (a resumed file appended after its kept rows).
-  const bool sorted =
-      std::is_sorted(file_rows.begin(), file_rows.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (!sorted) {
+  if (!std::is_sorted(file_cells.begin(), file_cells.end())) {
     const std::vector<std::string> columns = writer->columns();
+    const std::vector<std::string>& texts = writer->texts();
+    std::vector<size_t> by_cell(file_cells.size());
+    for (size_t i = 0; i < by_cell.size(); ++i) by_cell[i] = i;
+    std::stable_sort(by_cell.begin(), by_cell.end(),
+                     [&](size_t a, size_t b) { return file_cells[a] < file_cells[b]; });
+    std::vector<std::string> sorted;
+    for (const size_t i : by_cell) sorted.push_back(texts.at(i));
     writer.reset();
-    std::stable_sort(file_rows.begin(), file_rows.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> texts;
-    for (auto& [i, t] : file_rows) texts.push_back(std::move(t));
-    ResultsWriter(output, columns, texts);
+    ResultsWriter::replace(output, columns, sorted);
   }
   if (!remaining.empty()) throw SweepInterrupted(std::move(remaining));
   return failed;

@@ -126,16 +126,19 @@ class SweepInterrupted : public std::runtime_error {
 };
 
 /// Runs the cells of `ex` as `options` say, writing rows to `output` (created or truncated
-/// unless resuming) and the log to `log` (one line per cell, warnings, progress). A cell that
-/// fails records its error in its row and the sweep goes on. Returns the number of failed
-/// cells.
+/// unless resuming; a CSV header, the union of the cells' columns, before the first row) and the
+/// log to `log` (one line per cell, warnings, progress). A cell that fails records its error in
+/// its row and the sweep goes on. Returns the number of failed cells.
 ///
 /// Resume (options.resume, and `output` exists): the file is rewritten with the kept rows
 /// (failed rows are dropped and their cells run again; rows of cells no longer in the matrix
 /// are kept, after the matrix's; an unfinished last record is dropped), then the other cells'
-/// rows are appended. Throws std::runtime_error, leaving the file untouched, if the results file
-/// cannot be read, if its columns are not the ones this run writes, or if it holds stale rows
-/// and options.stale is kError (the message counts them by cause and FlashPQ version); throws
+/// rows are appended. A row is its cell's when its experiment and the parameters the cell's row
+/// carries match (CellMatcher, experiments/collect.h); the file keeps its columns, widened by
+/// those of the cells run (docs/DESIGN.md "Results"). Throws std::runtime_error, leaving the
+/// file untouched, if the results file cannot be read, is not a results file (no `experiment`
+/// or `cell` column), or holds stale rows and options.stale is kError (the message counts them
+/// by cause and FlashPQ version); throws
 /// std::runtime_error on a write error (the rows written before it stay); throws
 /// SweepInterrupted once options.interrupt stopped it (the finished cells' rows written).
 size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "fmt/format.h"
+
 namespace flashpq {
 
 namespace {
@@ -89,28 +91,93 @@ ComponentSpec timed_mode(const std::string& name, const std::string& summary) {
 struct Quantile {
   const char* suffix;
   double q;
+  const char* percent;
 };
-constexpr Quantile kQuantiles[] = {{"_p50_us", 0.5},  {"_p90_us", 0.9},    {"_p95_us", 0.95},
-                                   {"_p99_us", 0.99}, {"_p999_us", 0.999}, {"_p9999_us", 0.9999}};
+constexpr Quantile kQuantiles[] = {{"_p50_us", 0.5, "50"},      {"_p90_us", 0.9, "90"},
+                                   {"_p95_us", 0.95, "95"},     {"_p99_us", 0.99, "99"},
+                                   {"_p999_us", 0.999, "99.9"}, {"_p9999_us", 0.9999, "99.99"}};
 // All requests; gets (device reads); sets (device writes); deletes (device trims).
 constexpr const char* kHistograms[] = {"latency", "read_latency", "write_latency",
                                        "delete_latency"};
 }  // namespace
 
+const std::vector<ColumnSpec>& timing_column_specs() {
+  static const std::vector<ColumnSpec> specs = [] {
+    // What each histogram holds (an OpClass), for the definitions.
+    const char* const of[] = {"every measured request",
+                              "measured reads: cache gets, device reads (framework direct)",
+                              "measured writes: cache sets, device writes (framework direct)",
+                              "measured deletes: cache deletes, device trims (framework direct)"};
+    const char* const when[] = {
+        "", "the trace has gets (reads)",
+        "the trace has sets (writes) beyond a generator's preconditioning fill",
+        "the trace has deletes (trims)"};
+    std::vector<ColumnSpec> v;
+    for (size_t h = 0; h < std::size(kHistograms); ++h) {
+      for (const Quantile& q : kQuantiles) {
+        v.push_back(column(std::string(kHistograms[h]) + q.suffix)
+                        .units("us")
+                        .desc(fmt::format("{}th percentile of the latency of {}, arrival to "
+                                          "completion (nearest rank, within 1 % of the exact "
+                                          "value: sim/latency_histogram.h)",
+                                          q.percent, of[h]))
+                        .only(when[h]));
+      }
+      v.push_back(column(std::string(kHistograms[h]) + "_mean_us")
+                      .units("us")
+                      .desc(fmt::format("mean latency of {} (exact)", of[h]))
+                      .only(when[h]));
+      v.push_back(column(std::string(kHistograms[h]) + "_max_us")
+                      .units("us")
+                      .desc(fmt::format("largest latency of {} (exact)", of[h]))
+                      .only(when[h]));
+    }
+    v.push_back(
+        column("throughput_rps").units("requests/s").desc("measured requests / sim_seconds"));
+    v.push_back(column("throughput_mib_s")
+                    .units("MiB/s")
+                    .desc("measured requests' payload bytes / 2^20 / sim_seconds"));
+    v.push_back(column("sim_seconds")
+                    .units("seconds")
+                    .desc("the measured interval, from the first measured arrival to the last "
+                          "completion: simulated time, or the monotonic clock's on the wall "
+                          "clock"));
+    return v;
+  }();
+  return specs;
+}
+
 const std::vector<std::string>& timing_column_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (const char* h : kHistograms) {
-      for (const Quantile& q : kQuantiles) n.push_back(std::string(h) + q.suffix);
-      n.push_back(std::string(h) + "_mean_us");
-      n.push_back(std::string(h) + "_max_us");
-    }
-    n.push_back("throughput_rps");
-    n.push_back("throughput_mib_s");
-    n.push_back("sim_seconds");
+    for (const ColumnSpec& c : timing_column_specs()) n.push_back(c.name);
     return n;
   }();
   return names;
+}
+
+std::vector<std::string> timing_column_names(bool reads, bool writes, bool deletes) {
+  const bool carried[] = {true, reads, writes, deletes};
+  const size_t per_histogram = std::size(kQuantiles) + 2;
+  const std::vector<std::string>& all = timing_column_names();
+  std::vector<std::string> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const size_t h = i / per_histogram;
+    if (h >= std::size(kHistograms) || carried[h]) out.push_back(all[i]);
+  }
+  return out;
+}
+
+const ColumnSpec& latency_histogram_column() {
+  static const ColumnSpec c =
+      column("latency_histogram")
+          .text()
+          .units("ns")
+          .desc(
+              "every measured request's latency as \"value_ns:count\" pairs, space-separated, "
+              "values ascending (one per non-empty bucket of sim/latency_histogram.h, clamped to "
+              "the exact min and max): plots/flash.py draws latency CDFs from it");
+  return c;
 }
 
 std::vector<std::pair<std::string, double>> timing_columns(const TimingMetrics& m) {

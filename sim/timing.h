@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/columns.h"
 #include "sim/latency_histogram.h"
 #include "sim/params.h"
 
@@ -144,16 +145,23 @@ struct TimingMetrics {
   }
 };
 
-/// The timing columns of a results row, in this order (docs/DESIGN.md "Results": units in the
+/// The timing columns of a results row, in this order (docs/reference/columns.md, units in the
 /// names): for each of `latency` (every request), `read_latency` (gets; device reads),
 /// `write_latency` (sets; device writes) and `delete_latency` (deletes; device trims), the
 /// nearest-rank percentiles _p50_us, _p90_us, _p95_us, _p99_us, _p999_us, _p9999_us
-/// (LatencyHistogram:
-/// within 1 % of the exact value), _mean_us and _max_us (exact); then throughput_rps and
-/// throughput_mib_s (measured requests and payload MiB ÷ the measured interval) and
-/// sim_seconds (the measured interval in seconds: simulated time in the simulated mode, the
-/// monotonic clock's in the wall mode). Shared by both timed modes.
+/// (LatencyHistogram: within 1 % of the exact value), _mean_us and _max_us (exact); then
+/// throughput_rps and throughput_mib_s (measured requests and payload MiB ÷ the measured
+/// interval) and sim_seconds (the measured interval in seconds: simulated time in the simulated
+/// mode, the monotonic clock's in the wall mode). Shared by both timed modes.
+const std::vector<ColumnSpec>& timing_column_specs();
+/// The names of timing_column_specs(), in order.
 const std::vector<std::string>& timing_column_names();
+/// The timing columns a row carries when the measured requests hold reads, writes and deletes
+/// as given (OpClass): every request's latency and the throughputs always, each class's latency
+/// columns only when the run measured requests of it (an empty histogram has no value).
+std::vector<std::string> timing_column_names(bool reads, bool writes, bool deletes);
+/// The `latency_histogram` column (latency_histogram_text()).
+const ColumnSpec& latency_histogram_column();
 
 /// The values of timing_column_names() for `m`, as (name, value) pairs in that order. NaN means
 /// "no value" (the results writer leaves it empty): the latency columns of a histogram with no

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devices/device.h"
@@ -272,5 +273,20 @@ inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) 
   }
   return rows;
 }
+
+/// A results row's fields by column name, as the tests read them: a column the row does not
+/// carry reads as "" (no value), as the CSV field of a column its row lacks does
+/// (docs/reference/columns.md: a row carries the columns of its cell's sections; `error` only
+/// when the cell failed). count() says whether the row carries a column.
+struct RowFields : std::map<std::string, std::string> {
+  RowFields() = default;
+  explicit RowFields(std::map<std::string, std::string> fields)
+      : std::map<std::string, std::string>(std::move(fields)) {}
+  const std::string& at(const std::string& name) const {
+    static const std::string none;
+    const auto it = find(name);
+    return it == end() ? none : it->second;
+  }
+};
 
 }  // namespace flashpq::testing

@@ -439,8 +439,10 @@ std::vector<Column> BlockDevice::do_columns(const ReportContext&) const {
                                 opt(nvme_delta_.host_bytes),
                                 opt(nvme_delta_.media_bytes),
                                 nvme_delta_.wa_device ? format_number(*nvme_delta_.wa_device) : ""};
-  std::vector<Column> out = kBlockDeviceType.columns;
-  for (size_t i = 0; i < out.size(); ++i) out[i].text = values[i];
+  const std::vector<ColumnSpec>& specs = kBlockDeviceType.columns;
+  static_assert(std::size(values) == 9);
+  std::vector<Column> out;
+  for (size_t i = 0; i < specs.size(); ++i) out.push_back(specs[i].with(values[i]));
   return out;
 }
 
@@ -492,20 +494,72 @@ DeviceBounds resolve_block(const DeviceConfig& config, Params& shown) {
 
 }  // namespace
 
+namespace {
+
+// The block device's columns (DeviceType::columns), in the order do_columns() fills them.
+const std::vector<ColumnSpec> kBlockColumns = {
+    column("block_engine")
+        .text()
+        .desc("the I/O engine that ran: io_uring or psync (device.engine)"),
+    column("block_o_direct")
+        .text()
+        .desc("whether the file or device was opened with O_DIRECT (true, false)"),
+    column("block_notes")
+        .text()
+        .only_if_set(
+            "the device had to fall back (io_uring refused or unavailable, a discard refused)")
+        .desc("what the device could not do as configured, \"; \"-separated"),
+    column("block_logical_block_bytes")
+        .units("bytes")
+        .desc("the logical block every offset and length is aligned to"),
+    column("verify_blocks_checked")
+        .units("blocks")
+        .only("device.verify true")
+        .desc("logical blocks read whose header and CRC32C were checked and matched "
+              "(devices/block/block_device.h, verify mode)"),
+    column("verify_blocks_unchecked")
+        .units("blocks")
+        .only("device.verify true")
+        .desc("logical blocks read that this device never wrote, or discarded since: not "
+              "checked"),
+    column("nvme_host_bytes_written")
+        .units("bytes")
+        .only_if_set("device.nvme_counters true and the drive reports it (NVMe SMART log)")
+        .desc("the drive's host bytes written over the run"),
+    column("nvme_media_bytes_written")
+        .units("bytes")
+        .only_if_set("device.nvme_counters true and the drive reports it (a vendor log)")
+        .desc("the drive's media (NAND) bytes written over the run"),
+    column("wa_device")
+        .units("ratio")
+        .only_if_set("the drive reports both counters")
+        .desc("the drive's own write amplification: nvme_media_bytes_written / "
+              "nvme_host_bytes_written")};
+
+// The columns a row of a cell on `config` carries: the verify columns with device.verify. The
+// notes and the drive's counters depend on what the run met: carried only where they have a
+// value (if_set).
+std::vector<std::string> block_row_columns(const DeviceConfig& config) {
+  const BlockConfig b = block_config_of(config);
+  std::vector<std::string> out;
+  for (const ColumnSpec& c : kBlockColumns) {
+    if (c.if_set) continue;
+    if (c.name.starts_with("verify_") && !b.verify) continue;
+    out.push_back(c.name);
+  }
+  return out;
+}
+
+}  // namespace
+
 const DeviceType kBlockDeviceType{&block_spec,
                                   &resolve_block,
                                   [](const DeviceConfig& config) -> std::unique_ptr<Device> {
                                     return std::make_unique<BlockDevice>(config);
                                   },
-                                  {{"block_engine", "", false},
-                                   {"block_o_direct", "", false},
-                                   {"block_notes", "", false},
-                                   {"block_logical_block_bytes", "", true},
-                                   {"verify_blocks_checked", "", true},
-                                   {"verify_blocks_unchecked", "", true},
-                                   {"nvme_host_bytes_written", "", true},
-                                   {"nvme_media_bytes_written", "", true},
-                                   {"wa_device", "", true}},
-                                  true};
+                                  kBlockColumns,
+                                  true,
+                                  nullptr,
+                                  &block_row_columns};
 
 }  // namespace flashpq

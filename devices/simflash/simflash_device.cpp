@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -51,7 +52,7 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
                                                   : static_cast<double>(d.nand_pages_written) /
                                                         static_cast<double>(d.host_pages_written);
   const uint64_t page = ftl_.config().page_size_bytes;
-  std::vector<Column> out = kSimFlashDeviceType.columns;
+  const std::vector<ColumnSpec>& specs = kSimFlashDeviceType.columns;
   const std::string values[] = {format_number(d.host_pages_written),
                                 format_number(d.nand_pages_written),
                                 format_number(d.nand_pages_written * page),
@@ -62,7 +63,9 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
                                 format_number(uint64_t{erases.max}),
                                 format_number(wa_ftl),
                                 format_number(context.host_write_factor * wa_ftl)};
-  for (size_t i = 0; i < out.size(); ++i) out[i].text = values[i];
+  static_assert(std::size(values) == 10);
+  std::vector<Column> out;
+  for (size_t i = 0; i < specs.size(); ++i) out.push_back(specs[i].with(values[i]));
   return out;
 }
 
@@ -81,16 +84,33 @@ const DeviceType kSimFlashDeviceType{
     [](const DeviceConfig& config) -> std::unique_ptr<Device> {
       return std::make_unique<SimFlashDevice>(config);
     },
-    {{"host_pages_written", "", true},
-     {"nand_pages_written", "", true},
-     {"nand_bytes_written", "", true},
-     {"gc_pages_copied", "", true},
-     {"erases", "", true},
-     {"erase_count_min", "", true},
-     {"erase_count_mean", "", true},
-     {"erase_count_max", "", true},
-     {"wa_ftl", "", true},
-     {"wa_combined", "", true}},
+    {column("host_pages_written")
+         .units("pages")
+         .desc("pages the host wrote to the FTL after the warm-up (a write covers whole pages)"),
+     column("nand_pages_written")
+         .units("pages")
+         .desc("pages programmed into NAND after the warm-up: the host's and garbage "
+               "collection's copies"),
+     column("nand_bytes_written").units("bytes").desc("nand_pages_written × device.page_size"),
+     column("gc_pages_copied")
+         .units("pages")
+         .desc("valid pages garbage collection moved after the warm-up"),
+     column("erases").units("erases").desc("erase-block erases after the warm-up"),
+     column("erase_count_min")
+         .units("erases")
+         .desc("fewest erases of any erase block, over the whole run (wear)"),
+     column("erase_count_mean")
+         .units("erases")
+         .desc("mean erases per erase block, over the whole run"),
+     column("erase_count_max")
+         .units("erases")
+         .desc("most erases of any erase block, over the whole run"),
+     column("wa_ftl").units("ratio").desc(
+         "the FTL's write amplification: nand_pages_written / host_pages_written"),
+     column("wa_combined")
+         .units("ratio")
+         .desc("NAND bytes per byte of missed objects: wa_implementation × wa_ftl (RIPQ paper "
+               "§6, Figure 8b; framework direct: wa_ftl)")},
     false,
     [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
       if (!simflash_size_to_cache(config.params)) {

@@ -183,6 +183,29 @@ TEST_CASE("each device reports the columns its registration names, in order", "[
   size_t n = 0;
   for (const DeviceType* t : device_types()) n += t->columns.size();
   CHECK(device_columns().size() == n);
+  // Each declared with a definition; a simflash cell's row carries every one of simflash's.
+  for (const ColumnSpec& c : device_columns()) CHECK_FALSE(c.description.empty());
+  CHECK(device_row_columns(sf).size() == type.columns.size());
+  CHECK(device_row_columns(DeviceConfig{}).empty());  // null
+}
+
+TEST_CASE("a block device's row carries its verify columns only with device.verify", "[devices]") {
+  DeviceConfig b;
+  b.name = "block";
+  b.params.set("device.path", "/nonexistent/flashpq-columns.img");
+  b.params.set("device.capacity", "1MiB");
+  const std::vector<std::string> plain = {"block_engine", "block_o_direct",
+                                          "block_logical_block_bytes"};
+  CHECK(device_row_columns(b) == plain);  // block_notes only where it has a value (if_set)
+  b.params.set("device.verify", "true");
+  CHECK(device_row_columns(b) ==
+        std::vector<std::string>{"block_engine", "block_o_direct", "block_logical_block_bytes",
+                                 "verify_blocks_checked", "verify_blocks_unchecked"});
+  // The notes and the drive's counters depend on what the run meets: only where they have a
+  // value.
+  size_t if_set = 0;
+  for (const ColumnSpec& c : device_type("block").columns) if_set += c.if_set ? 1 : 0;
+  CHECK(if_set == 4);
 }
 
 TEST_CASE("read_covering reads the whole logical blocks around an extent", "[devices]") {

@@ -28,7 +28,8 @@ namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
 using Catch::Contains;
-using RowMap = std::map<std::string, std::string>;
+// A row's fields; a column the row does not carry reads as "" (tests/test_util.h).
+using RowMap = testing::RowFields;
 
 const std::string kTrace = FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst";
 

@@ -115,8 +115,9 @@ TEST_CASE("flashpq run: a valid 2-cell experiment exits 0 and writes header + 2 
   CHECK(column(csv, "cache_capacity_bytes") ==
         std::vector<std::string>{"13942711", "13942711"});  // floor(0.05 × 278,854,232)
   CHECK(column(csv, "trace_requests") == std::vector<std::string>{"66987", "66987"});
-  CHECK(column(csv, "error") == std::vector<std::string>{"", ""});
-  CHECK(column(csv, "trace.delimiter") == std::vector<std::string>{",", ","});  // Quoted.
+  // No cell failed: no error column (a row carries error only when its cell failed).
+  CHECK(std::find(csv[0].begin(), csv[0].end(), "error") == csv[0].end());
+  CHECK(column(csv, "trace.format") == std::vector<std::string>{"oracleGeneral", "oracleGeneral"});
   CHECK_THAT(r.err, Contains("2 cells"));
 }
 
@@ -187,6 +188,7 @@ TEST_CASE("flashpq run: --set on the command line reduces or grows the matrix", 
     const auto csv = parse_csv(slurp(dir.file("three.csv")));
     REQUIRE(csv.size() == 4);
     CHECK(column(csv, "policy.name") == std::vector<std::string>{"slru", "gdsf", "lru"});
+    // LRU does not read policy.segments: its row shows it as set (not the default, 3).
     CHECK(column(csv, "policy.segments") == std::vector<std::string>{"2", "2", "2"});
   }
 }
@@ -209,7 +211,8 @@ TEST_CASE("flashpq run: -o out.jsonl writes JSON Lines", "[cli]") {
     CHECK_THAT(ls[i], Contains("\"cell\":" + std::to_string(i) + ","));
     CHECK_THAT(ls[i], Contains("\"cache_capacity_bytes\":13942711,"));
     CHECK_THAT(ls[i], Contains("\"trace_requests\":66987,"));
-    CHECK_THAT(ls[i], Contains("\"error\":\"\"}"));
+    CHECK_THAT(ls[i], Contains("\"wall_seconds\":"));
+    CHECK_THAT(ls[i], !Contains("\"error\""));  // carried only by a failed cell's row
   }
   CHECK_FALSE(fs::exists(dir.file("results")));  // -o replaces the default output.
 }
@@ -431,9 +434,11 @@ TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]")
     const auto cut = lines(slurp(dir.file("cut.jsonl")));
     REQUIRE(cut.size() == 2);
     CHECK(cut[0] == json[0]);
-    auto strip = [](std::string l) {  // drop "wall_seconds":NUMBER
+    auto strip = [](std::string l) {  // drop the NUMBER of "wall_seconds":NUMBER
       const size_t at = l.find("\"wall_seconds\":");
-      return at == std::string::npos ? l : l.substr(0, at) + l.substr(l.find(',', at));
+      if (at == std::string::npos) return l;
+      const size_t from = at + 15, to = l.find_first_of(",}", from);
+      return l.erase(from, to - from);
     };
     CHECK(strip(cut[1]) == strip(json[1]));
   }
@@ -441,6 +446,7 @@ TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]")
     dir.write("bad.oracleGeneral", std::string(30, '\x01'));  // one record and a truncated one
     dir.write("mixed.yaml", "matrix:\n  trace.path: [" + kTrace + ", bad.oracleGeneral]\n");
     CHECK(flashpq(dir, "run mixed.yaml -o m.csv").status == 1);
+    const std::string first_header = lines(slurp(dir.file("m.csv")))[0];
     const std::string first_row = lines(slurp(dir.file("m.csv")))[1];
     dir.write("bad.oracleGeneral", std::string(48, '\x01'));  // now two whole records
     const Result r = flashpq(dir, "run mixed.yaml -o m.csv --resume");
@@ -449,15 +455,27 @@ TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]")
     CHECK_THAT(r.err, Contains("1 finished rows kept, 1 failed rows to run again"));
     const auto csv = parse_csv(slurp(dir.file("m.csv")));
     REQUIRE(csv.size() == 3);
-    CHECK(lines(slurp(dir.file("m.csv")))[1] == first_row);
-    CHECK(column(csv, "error") == std::vector<std::string>{"", ""});
+    // No row has an error now: the column is gone (a row carries it only when its cell failed);
+    // the kept row is the same row, not run again (its wall_seconds too).
+    CHECK(std::find(csv[0].begin(), csv[0].end(), "error") == csv[0].end());
+    const auto before = parse_csv(first_header + "\n" + first_row + "\n");
+    for (size_t k = 0; k < before[0].size(); ++k) {
+      const auto at = std::find(csv[0].begin(), csv[0].end(), before[0][k]);
+      if (at == csv[0].end()) {
+        CHECK(before[0][k] == "error");
+        CHECK(before[1][k].empty());
+        continue;
+      }
+      CHECK(csv[1][at - csv[0].begin()] == before[1][k]);
+    }
     CHECK(column(csv, "trace_requests")[1] == "2");
   }
   SECTION("a file with other columns is refused and left as it was") {
     dir.write("other.csv", "a,b\n1,2\n");
     const Result r = flashpq(dir, "run two.yaml -o other.csv --resume");
     CHECK(r.status == 2);
-    CHECK_THAT(r.err, Contains("other.csv: cannot resume") && Contains("column 1: 'a'"));
+    CHECK_THAT(r.err, Contains("other.csv: cannot resume: not a results file (no 'experiment' "
+                               "column)"));
     CHECK(slurp(dir.file("other.csv")) == "a,b\n1,2\n");
     dir.write("broken.csv", full_lines[0] + "\n1,2\n");  // a record of 2 fields
     const std::string broken = slurp(dir.file("broken.csv"));
@@ -983,7 +1001,7 @@ TEST_CASE(
 TEST_CASE("flashpq run: a full disk while writing results is a clear error that keeps every row",
           "[cli]") {
   TempDir dir;
-  // A filesystem of 2 pages (8 KiB, tmpfs): the header and a few rows of ~0.8 KiB fit.
+  // A filesystem of 2 pages (8 KiB, tmpfs): the header and a few rows of ~0.5 KiB fit.
   const testing::TmpfsMount full(dir.path() / "full", "8k");
   if (!full.mounted()) {
     WARN("skipped: mounting a small tmpfs needs root");
@@ -991,11 +1009,11 @@ TEST_CASE("flashpq run: a full disk while writing results is a clear error that 
   }
   dir.write("f.yaml", "name: f\ntrace:\n  path: " + kTrace +
                           "\nmatrix:\n  policy.name: [fifo, lru, slru, gdsf]\n"
-                          "  cache.capacity: [0.01, 0.02, 0.05, 0.1, 0.2]\n");
+                          "  cache.capacity: [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4]\n");
   const Result ref = flashpq(dir, "run f.yaml -o ref.csv --jobs 2");
   REQUIRE(ref.status == 0);
   const auto expected = parse_csv(slurp(dir.file("ref.csv")));
-  REQUIRE(expected.size() == 21);
+  REQUIRE(expected.size() == 29);
   REQUIRE(slurp(dir.file("ref.csv")).size() > 12000);  // more than the filesystem holds
 
   const Result r = flashpq(dir, "run f.yaml -o full/f.csv --jobs 2");

@@ -1,6 +1,7 @@
 // tests/experiments/test_collect.cpp — merging a sweep's shards (experiments/collect.h): the
 // rows of shards run with --cells equal one whole run's, in cell order; missing and failed cells
-// are reported; a file of other columns or another format is refused and nothing is written.
+// are reported; a file that is not a results file, or of another format, is refused and nothing
+// is written.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <sstream>
@@ -77,7 +78,8 @@ TEST_CASE("collect: shards merge into the rows of one run, in cell order", "[col
     auto csv = parse_csv(slurp(dir.file("s1.csv")));
     std::string text;
     for (size_t r0 = 0; r0 < csv.size(); ++r0) {
-      if (r0 == 1) csv[r0].back() = "boom";  // cell 0's row: failed
+      // cell 0's row: failed (an error column added, as the first failed row adds it)
+      csv[r0].push_back(r0 == 0 ? "error" : r0 == 1 ? "boom" : "");
       for (size_t k = 0; k < csv[r0].size(); ++k) {
         if (k != 0) text += ',';
         text += csv_field(csv[r0][k]);
@@ -93,12 +95,12 @@ TEST_CASE("collect: shards merge into the rows of one run, in cell order", "[col
     CHECK(g.failed.empty());
     CHECK(rows_of(dir.file("g.csv")) == rows_of(dir.file("whole.csv")));
   }
-  SECTION("other columns, or another format: refused, nothing written") {
+  SECTION("not a results file, or another format: refused, nothing written") {
     dir.write("other.csv", "a,b\n1,2\n");
     std::ostringstream l;
     CHECK_THROWS_WITH(
         collect_results(ex, {dir.file("s0.csv"), dir.file("other.csv")}, dir.file("x.csv"), l),
-        Contains("other.csv: not a results file of this experiment's columns"));
+        Contains("other.csv: not a results file: no 'experiment' column"));
     CHECK_FALSE(fs::exists(dir.file("x.csv")));
     CHECK_THROWS_WITH(collect_results(ex, {dir.file("s0.csv")}, dir.file("x.jsonl"), l),
                       Contains("collect files of one format"));

@@ -21,7 +21,8 @@ namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
 using Catch::Contains;
-using RowMap = std::map<std::string, std::string>;
+// A row's fields; a column the row does not carry reads as "" (tests/test_util.h).
+using RowMap = testing::RowFields;
 using Series = std::vector<RowMap>;
 
 std::vector<std::string> split(const std::string& line, char sep) {

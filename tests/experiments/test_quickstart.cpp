@@ -23,7 +23,8 @@
 namespace flashpq {
 namespace {
 
-using RowMap = std::map<std::string, std::string>;
+// A row's fields; a column the row does not carry reads as "" (tests/test_util.h).
+using RowMap = testing::RowFields;
 
 double num(const RowMap& r, const std::string& k) {
   INFO("column " << k);

@@ -131,23 +131,73 @@ TEST_CASE("a .json extension also selects JSON Lines", "[results]") {
   CHECK(slurp(path) == "{\"n\":1}\n");
 }
 
-TEST_CASE("a row with different columns throws std::logic_error and writes nothing", "[results]") {
+// Rows carry the columns of their cells' sections (experiments/run/row.h): a CSV header is the
+// union, a field a row does not carry empty; a row with a column the header lacks widens it
+// (the file rewritten once, every earlier row with an empty field); JSON Lines rows carry their
+// own keys. A column named twice is a programming error.
+TEST_CASE("rows of different columns: the CSV header widens, JSON Lines keeps each row's keys",
+          "[results]") {
   TempDir dir;
-  for (const char* name : {"m.csv", "m.jsonl"}) {
-    INFO(name);
-    const std::string path = dir.file(name);
-    ResultsWriter w(path);
-    w.write({{"a", "1", true}, {"b", "2", true}});
-    const std::string before = slurp(path);
-    CHECK_THROWS_AS(w.write({{"a", "1", true}}), std::logic_error);                    // Fewer.
-    CHECK_THROWS_AS(w.write({{"a", "1", true}, {"c", "2", true}}), std::logic_error);  // Renamed.
-    CHECK_THROWS_AS(w.write({{"b", "2", true}, {"a", "1", true}}), std::logic_error);  // Reordered.
-    CHECK_THROWS_AS(w.write({{"a", "1", true}, {"b", "2", true}, {"c", "3", true}}),
-                    std::logic_error);  // More.
-    CHECK(slurp(path) == before);
-    w.write({{"a", "3", true}, {"b", "4", true}});  // Still usable.
-    CHECK(slurp(path).size() > before.size());
+  // Names the declared order does not know keep the order first met (merge_columns()).
+  const std::string csv = dir.file("m.csv");
+  {
+    ResultsWriter w(csv, {"a", "b"});
+    CHECK(slurp(csv) == "a,b\n");                   // The header before the first row.
+    w.write({{"a", "1", true}});                    // Fewer: b empty.
+    w.write({{"b", "2", true}, {"a", "3", true}});  // Another order: by name.
+    CHECK(slurp(csv) == "a,b\n1,\n3,2\n");
+    w.write({{"a", "4", true}, {"c", "x,y", false}});  // More: the header widens.
+    CHECK(slurp(csv) == "a,b,c\n1,,\n3,2,\n4,,\"x,y\"\n");
+    CHECK(w.columns() == std::vector<std::string>{"a", "b", "c"});
+    CHECK(w.texts() == std::vector<std::string>{"1,,", "3,2,", "4,,\"x,y\""});
+    CHECK_FALSE(fs::exists(csv + ".tmp"));
+    const std::string before = slurp(csv);
+    CHECK_THROWS_AS(w.write({{"a", "1", true}, {"a", "2", true}}), std::logic_error);
+    CHECK(slurp(csv) == before);
+    w.write({{"c", "5", true}});  // Still usable.
+    CHECK(slurp(csv) == before + ",,5\n");
   }
+  const StoredResults r = read_results(csv);
+  CHECK(r.columns == std::vector<std::string>{"a", "b", "c"});
+  REQUIRE(r.rows.size() == 4);
+  CHECK(r.rows[3].field("c") == "5");
+  CHECK(r.rows[0].field("b").empty());
+
+  const std::string jsonl = dir.file("m.jsonl");
+  {
+    ResultsWriter w(jsonl);
+    w.write({{"a", "1", true}, {"b", "", true}});
+    w.write({{"a", "2", true}});
+    w.write({{"c", "x", false}, {"a", "3", true}});
+  }
+  CHECK(slurp(jsonl) == "{\"a\":1,\"b\":null}\n{\"a\":2}\n{\"c\":\"x\",\"a\":3}\n");
+  const StoredResults j = read_results(jsonl);
+  CHECK(j.columns == std::vector<std::string>{"a", "b", "c"});  // The union, first met.
+  REQUIRE(j.rows.size() == 3);
+  CHECK(j.rows[1].fields.size() == 1);  // A key absent is a column absent.
+  CHECK(j.rows[1].field("b").empty());
+  CHECK(j.rows[2].field("c") == "x");
+}
+
+TEST_CASE("a resumed CSV file is rewritten under the wider header, JSON lines as they were",
+          "[results]") {
+  TempDir dir;
+  const std::string csv = dir.write("k.csv", "a,c\n1,\"p,q\"\n2,\n");
+  const StoredResults r = read_results(csv);
+  {
+    ResultsWriter w(csv, {"a", "b", "c"}, r.rows);
+    w.write({{"b", "9", true}});
+  }
+  CHECK(slurp(csv) == "a,b,c\n1,,\"p,q\"\n2,,\n,9,\n");
+  // A kept row's column the header lacks is the caller's error: nothing is lost silently.
+  CHECK_THROWS_AS(ResultsWriter(csv, {"a"}, r.rows), std::logic_error);
+  const std::string jsonl = dir.write("k.jsonl", "{\"a\":1}\n{\"c\":\"z\"}\n");
+  const StoredResults j = read_results(jsonl);
+  {
+    ResultsWriter w(jsonl, {"a", "b", "c"}, j.rows);
+    w.write({{"b", "9", true}});
+  }
+  CHECK(slurp(jsonl) == "{\"a\":1}\n{\"c\":\"z\"}\n{\"b\":9}\n");
 }
 
 TEST_CASE("the writer creates missing parent directories and truncates", "[results]") {
@@ -218,7 +268,7 @@ TEST_CASE("read_results reads back what the writer wrote, CSV and JSON Lines", "
     CHECK(cut.truncated_tail);
     CHECK(cut.rows.size() == 3);
     {
-      ResultsWriter w(path, cut.columns, {cut.rows[0].text, cut.rows[2].text});
+      ResultsWriter w(path, cut.columns, {cut.rows[0], cut.rows[2]});
       w.write(written[1]);
     }
     const StoredResults again = read_results(path);

@@ -147,7 +147,9 @@ def test_csv_and_jsonl_written_by_flashpq_read_the_same(tmp_path):
     assert len(out["csv"]) == 2
     for a, b in zip(out["csv"], out["jsonl"]):
         a.pop("wall_seconds"), b.pop("wall_seconds")
-        assert list(a) == list(b)  # the same columns in the same order
+        # The same columns (a row carries its cell's: policy.segments only where the policy
+        # reads it); a CSV lists them in the header's order, JSON Lines as first met.
+        assert set(a) == set(b)
         assert dict(a) == dict(b)
     assert out["csv"][0]["latency_histogram"] != ""
 
