@@ -640,7 +640,7 @@ int main(int argc, char** argv) {
       const Experiment ex = load_experiment(plan_file, *overrides);
       const SweepPlan p = plan_sweep(ex, plan_options, std::cerr);
       print_plan(ex, p, plan_options, std::cout);
-      return 0;
+      return p.failures.empty() ? 0 : 1;  // as flashpq run, whose rows would carry the errors
     }
     if (*collect) {
       const auto overrides = parse_sets(collect_sets);
