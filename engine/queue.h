@@ -50,6 +50,7 @@
 // entry itself.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -76,44 +77,30 @@ struct FrameworkConfig {
 };
 
 /// framework.block_size, read by RIPQ and SIPQ: the device block size B, the unit written to
-/// flash. Bytes with a unit (256KiB), or, written with a decimal point, a fraction of the cache
-/// capacity (0.00390625 = C/256: the RIPQ paper §6 sizes blocks against the cache), resolved per
-/// cell by block_size_bytes(). In unit-size mode (every object counts 1) B counts objects, like
-/// the capacity.
+/// flash, resolved per cell (resolve_block_size() below):
+///   auto (the default)  C/256 — the RIPQ paper §6 sizes blocks against the cache; 256 blocks
+///                       give K = 8 insertion points sections of 32 blocks — rounded down to a
+///                       multiple of the device's logical block; raised to the trace's largest
+///                       object (rounded up to the logical block) so that every object fits a
+///                       block, but never above C/min_blocks, the fewest blocks the framework
+///                       works with (RIPQ: 4·K and reserved_blocks + 2; SIPQ: 32), where objects
+///                       larger than B are not cached (the row's notes say so when they draw
+///                       1 % of the requests); and at least one logical block;
+///   a fraction f        written with a decimal point, in (0, 1]: ⌊f·C⌋ rounded down to a
+///                       multiple of the logical block, raised to one logical block when below
+///                       it (0.00390625 = C/256);
+///   bytes               with a unit (256KiB): as written.
+/// In unit-size mode (every object counts 1) B counts objects, like the capacity, and the
+/// logical block and the largest object are 1.
 inline const KeySpec kBlockSizeKey =
     key("framework.block_size", ValueType::kCapacity)
-        .def("1MiB")
+        .def("auto")
+        .choices({"auto"})
         .units("bytes or fraction")
         .desc(
-            "device block size B: bytes with a unit, or with a decimal point a fraction in (0, 1] "
-            "of the cache capacity (0.00390625 = C/256), rounded down to the device's logical "
-            "block (objects in unit-size mode)");
-
-/// B resolved for a cache of `capacity_bytes` on a device of logical block `granule` bytes
-/// (>= 1): bytes as written, or ⌊f · C⌋ rounded down to a multiple of `granule`, at least one
-/// granule. Throws std::invalid_argument quoting the value if it is not a kBlockSizeKey value,
-/// or if B exceeds 2^32 − 1 bytes.
-inline uint64_t block_size_bytes(const Params& params, uint64_t capacity_bytes, uint64_t granule) {
-  const std::string& text = params.has(kBlockSizeKey.name) ? params.text(kBlockSizeKey.name)
-                                                           : kBlockSizeKey.default_value;
-  check_value(kBlockSizeKey, text);
-  uint64_t b = 0;
-  if (text.find('.') != std::string::npos) {
-    double f = 0;
-    parse_double(text, &f);
-    const auto raw = static_cast<uint64_t>(static_cast<double>(capacity_bytes) * f);
-    const uint64_t g = granule == 0 ? 1 : granule;
-    b = raw / g * g;
-    if (b < g) b = g;
-  } else {
-    b = parse_size(text);
-  }
-  if (b > 4294967295u) {
-    throw std::invalid_argument("framework.block_size: expected at most 4294967295 bytes, found " +
-                                text + " = " + std::to_string(b) + " bytes");
-  }
-  return b;
-}
+            "device block size B: auto (C/256, raised to the largest object within the "
+            "framework's fewest blocks), bytes with a unit, or with a decimal point a fraction "
+            "of C rounded down to the device's logical block");
 
 /// A cache as a framework sees it before it is built (framework_layout(), engine/framework.h).
 struct CacheShape {
@@ -129,6 +116,87 @@ struct CacheShape {
   bool unit_size = false;
 };
 
+/// B resolved, and how: `bytes`, and `basis`, one of "auto: C/256", "auto: one logical
+/// block", "auto: the largest object", "auto: C/N, the largest object being larger" (N the
+/// framework's fewest blocks), "fraction of C", "fraction of C, raised to one logical block",
+/// "as written" (the results row's block_size_basis).
+struct BlockSize {
+  uint64_t bytes = 0;
+  std::string basis;
+};
+
+/// framework.block_size resolved for a cache of `shape` on a framework that needs at least
+/// `min_blocks` blocks (>= 1; see kBlockSizeKey). Throws std::invalid_argument quoting the
+/// value if it is not a kBlockSizeKey value, or if B exceeds 2^32 − 1 bytes.
+inline BlockSize resolve_block_size(const Params& params, const CacheShape& shape,
+                                    uint64_t min_blocks = 1) {
+  const std::string& text = params.has(kBlockSizeKey.name) ? params.text(kBlockSizeKey.name)
+                                                           : kBlockSizeKey.default_value;
+  check_value(kBlockSizeKey, text);
+  const uint64_t g = shape.unit_size ? 1 : std::max<uint64_t>(1, shape.granule);
+  BlockSize b;
+  if (text == "auto") {
+    b.bytes = shape.capacity_bytes / 256 / g * g;
+    b.basis = "auto: C/256";
+    if (b.bytes < g) {
+      b.bytes = g;
+      b.basis = "auto: one logical block";
+    }
+    const uint64_t largest = shape.unit_size ? 1 : shape.largest_object_bytes;
+    const uint64_t largest_up = (largest + g - 1) / g * g;
+    const uint64_t cap = shape.capacity_bytes / std::max<uint64_t>(1, min_blocks) / g * g;
+    if (largest_up > b.bytes) {
+      if (largest_up <= cap) {
+        b.bytes = largest_up;
+        b.basis = "auto: the largest object";
+      } else if (cap > b.bytes) {
+        b.bytes = cap;
+        b.basis = "auto: C/" + std::to_string(min_blocks) + ", the largest object being larger";
+      }
+    }
+  } else if (text.find('.') != std::string::npos) {
+    double f = 0;
+    parse_double(text, &f);
+    b.bytes = static_cast<uint64_t>(static_cast<double>(shape.capacity_bytes) * f) / g * g;
+    b.basis = "fraction of C";
+    if (b.bytes < g) {
+      b.bytes = g;
+      b.basis = "fraction of C, raised to one logical block";
+    }
+  } else {
+    b.bytes = parse_size(text);
+    b.basis = "as written";
+  }
+  if (b.bytes > 4294967295u) {
+    throw std::invalid_argument("framework.block_size: expected at most 4294967295 bytes, found " +
+                                text + " = " + std::to_string(b.bytes) + " bytes");
+  }
+  return b;
+}
+
+/// `bytes` as a value of a size key that reads back exactly: with the largest binary unit that
+/// divides it (128KiB, 3MiB), else plain bytes (4097).
+inline std::string exact_size_text(uint64_t bytes) {
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  std::string text = std::to_string(bytes);
+  for (int u = 0, shift = 10; u < 4 && bytes != 0 && bytes % (uint64_t{1} << shift) == 0;
+       ++u, shift += 10) {
+    text = std::to_string(bytes >> shift) + units[u];
+  }
+  return text;
+}
+
+/// B for a cache of `capacity_bytes` on a device of logical block `granule` bytes (>= 1), as
+/// resolve_block_size() without the trace: auto cannot see the largest object (a cell's plan
+/// resolves B with it and gives the framework bytes; tests and `flashpq bench` build queues
+/// without one). Throws as resolve_block_size().
+inline uint64_t block_size_bytes(const Params& params, uint64_t capacity_bytes, uint64_t granule) {
+  CacheShape shape;
+  shape.capacity_bytes = capacity_bytes;
+  shape.granule = granule;
+  return resolve_block_size(params, shape).bytes;
+}
+
 /// What a framework will do with a cache of a given shape, known before it is built: the block
 /// size the results row reports, the device bytes a device sized for the cache must export, and
 /// warnings for legal but misleading configurations.
@@ -136,6 +204,8 @@ struct FrameworkLayout {
   /// Device block size B in bytes (framework.block_size resolved); 0 when the framework writes
   /// no blocks.
   uint64_t block_bytes = 0;
+  /// How B was chosen (BlockSize::basis); empty when the framework writes no blocks.
+  std::string block_basis;
   /// Bytes of the device the framework addresses at most (RIPQ, SIPQ: ⌊C/B⌋·B; exact: C);
   /// 0 when it addresses what the trace says (direct).
   uint64_t device_bytes = 0;

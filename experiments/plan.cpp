@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 
 #include "experiments/run/cell_runner.h"
+#include "experiments/run/measure.h"
 #include "experiments/run/runners.h"
 #include "fmt/format.h"
 
@@ -67,11 +69,44 @@ SweepPlan plan_sweep(const Experiment& ex, const PlanOptions& options, std::ostr
   SweepPlan plan;
   plan.duplicates = duplicate_cells(ex);
 
-  // Summaries, once per trace.
+  // Summaries, once per trace; a trace that cannot be read fails its cells, as in a run.
   std::map<std::string, TraceSummary> summaries;
+  std::map<std::string, std::string> unreadable;
   for (const CellConfig& c : ex.cells) {
     const std::string id = trace_identity(c.trace);
-    if (!summaries.count(id)) summaries.emplace(id, cached_summary(c.trace, options.summaries));
+    if (summaries.count(id) || unreadable.count(id)) continue;
+    try {
+      summaries.emplace(id, cached_summary(c.trace, options.summaries));
+    } catch (const std::exception& e) {
+      unreadable.emplace(id, e.what());
+    }
+  }
+  auto note = [](std::vector<CellFindings>& list, const std::string& message, size_t cell) {
+    for (CellFindings& f : list) {
+      if (f.message == message) {
+        f.cells.push_back(cell);
+        return;
+      }
+    }
+    list.push_back({message, {cell}});
+  };
+  // Every check run makes before replaying a cell: the same messages its row would carry.
+  std::vector<bool> fails(ex.cells.size(), false);
+  for (size_t i = 0; i < ex.cells.size(); ++i) {
+    const CellConfig& c = ex.cells[i];
+    const std::string id = trace_identity(c.trace);
+    if (unreadable.count(id)) {
+      note(plan.failures, unreadable.at(id), c.index);
+      fails[i] = true;
+      continue;
+    }
+    try {
+      const CellPlan p = plan_cell(c, summaries.at(id));
+      for (const std::string& n : p.notes) note(plan.warnings, n, c.index);
+    } catch (const std::exception& e) {
+      note(plan.failures, e.what(), c.index);
+      fails[i] = true;
+    }
   }
   // Classes of cells that cost the same per request; merged when there are too many.
   auto class_of = [&](const CellConfig& c, bool fine) {
@@ -83,29 +118,50 @@ SweepPlan plan_sweep(const Experiment& ex, const PlanOptions& options, std::ostr
   std::set<std::string> fine_classes;
   for (const CellConfig& c : ex.cells) fine_classes.insert(class_of(c, true));
   const bool fine = fine_classes.size() <= options.max_samples;
-  std::map<std::string, std::optional<CellCost>> costs;
-  for (const CellConfig& c : ex.cells) {
-    const TraceSummary& s = summaries.at(trace_identity(c.trace));
+  struct ClassCost {
+    std::optional<CellCost> cost;
+    std::string why_not;  // when not sampled
+  };
+  std::map<std::string, ClassCost> costs;
+  for (size_t i = 0; i < ex.cells.size(); ++i) {
+    const CellConfig& c = ex.cells[i];
     CellEstimate e;
     e.cell = c.index;
+    const std::string id = trace_identity(c.trace);
+    if (fails[i]) {
+      e.not_sampled = "the cell fails";
+      if (summaries.count(id)) e.requests = summaries.at(id).requests;
+      plan.cells.push_back(e);
+      continue;
+    }
+    const TraceSummary& s = summaries.at(id);
     e.requests = s.requests;
     e.memory_bytes = estimate_cell_memory(c, s);
-    auto [it, fresh] = costs.try_emplace(class_of(c, fine));
-    if (fresh && runner_for(c) != RunnerKind::kWall) {
-      const uint64_t n = std::max<uint64_t>(1, std::min(options.sample_requests, s.requests / 3));
-      try {
-        it->second = sample_cell_cost(c, s, n);
-        ++plan.samples;
-        log << fmt::format("flashpq plan: sampled cell {} ({} {} on {}): {:.0f} ns/request\n",
-                           c.index, c.policy.name, c.framework.name, c.device.name,
-                           it->second->seconds_per_request * 1e9);
-      } catch (const std::exception& err) {
-        log << fmt::format("flashpq plan: cell {} not sampled: {}\n", c.index, err.what());
+    // A failing cell never samples its class: the next cell of the class does.
+    auto it = costs.find(class_of(c, fine));
+    if (it == costs.end()) {
+      it = costs.emplace(class_of(c, fine), ClassCost{}).first;
+      if (runner_for(c) == RunnerKind::kWall) {
+        it->second.why_not = "timed on the wall clock: a sample would write the real device";
+      } else {
+        const uint64_t n = std::max<uint64_t>(1, std::min(options.sample_requests, s.requests / 3));
+        try {
+          it->second.cost = sample_cell_cost(c, s, n);
+          ++plan.samples;
+          log << fmt::format("flashpq plan: sampled cell {} ({} {} on {}): {:.0f} ns/request\n",
+                             c.index, c.policy.name, c.framework.name, c.device.name,
+                             it->second.cost->seconds_per_request * 1e9);
+        } catch (const std::exception& err) {
+          it->second.why_not = std::string("its sample failed: ") + err.what();
+          log << fmt::format("flashpq plan: cell {} not sampled: {}\n", c.index, err.what());
+        }
       }
     }
-    if (it->second) {
+    if (it->second.cost) {
       e.sampled = true;
-      e.seconds = it->second->seconds(e.requests);
+      e.seconds = it->second.cost->seconds(e.requests);
+    } else {
+      e.not_sampled = it->second.why_not;
     }
     plan.requests += e.requests;
     plan.seconds += e.seconds;
@@ -113,6 +169,24 @@ SweepPlan plan_sweep(const Experiment& ex, const PlanOptions& options, std::ostr
   }
   return plan;
 }
+
+namespace {
+
+// "0-3, 7, 9-10": ascending cell indices as ranges (--cells' form).
+std::string cell_ranges(const std::vector<size_t>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size();) {
+    size_t j = i;
+    while (j + 1 < cells.size() && cells[j + 1] == cells[j] + 1) ++j;
+    out += fmt::format(
+        "{}{}", out.empty() ? "" : ", ",
+        j == i ? fmt::format("{}", cells[i]) : fmt::format("{}-{}", cells[i], cells[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
 
 void print_plan(const Experiment& ex, const SweepPlan& plan, const PlanOptions& options,
                 std::ostream& out) {
@@ -138,6 +212,14 @@ void print_plan(const Experiment& ex, const SweepPlan& plan, const PlanOptions& 
   }
   if (ex.cells.size() > options.shown) {
     out << fmt::format("  ... {} more\n", ex.cells.size() - options.shown);
+  }
+  for (const CellFindings& f : plan.failures) {
+    out << fmt::format("cell{} {}: FAILED: {}\n", f.cells.size() == 1 ? "" : "s",
+                       cell_ranges(f.cells), f.message);
+  }
+  for (const CellFindings& f : plan.warnings) {
+    out << fmt::format("cell{} {}: warning: {}\n", f.cells.size() == 1 ? "" : "s",
+                       cell_ranges(f.cells), f.message);
   }
   size_t repeated = 0;
   for (const auto& g : plan.duplicates) repeated += g.size() - 1;
@@ -168,11 +250,15 @@ void print_plan(const Experiment& ex, const SweepPlan& plan, const PlanOptions& 
     }
   }
   std::vector<uint64_t> mem, req;
-  size_t unsampled = 0;
+  std::map<std::string, size_t> unsampled;  // why → cells
   for (const auto& e : plan.cells) {
     mem.push_back(e.memory_bytes);
     req.push_back(e.requests);
-    unsampled += e.sampled ? 0 : 1;
+    if (!e.sampled) ++unsampled[e.not_sampled];
+  }
+  std::string not_sampled;
+  for (const auto& [why, n] : unsampled) {
+    not_sampled += fmt::format("; {} cell{} not sampled: {}", n, n == 1 ? "" : "s", why);
   }
   std::sort(mem.begin(), mem.end());
   std::sort(req.begin(), req.end());
@@ -191,10 +277,15 @@ void print_plan(const Experiment& ex, const SweepPlan& plan, const PlanOptions& 
       "worker{}{}\n",
       plan.samples, options.sample_requests, human_time(plan.seconds),
       human_time(plan.seconds / std::min<double>(jobs, std::max<size_t>(1, ex.cells.size()))), jobs,
-      jobs == 1 ? "" : "s",
-      unsampled
-          ? fmt::format(" ({} cells not sampled: real devices or unreadable traces)", unsampled)
-          : "");
+      jobs == 1 ? "" : "s", not_sampled);
+  if (!plan.failures.empty()) {
+    size_t failing = 0;
+    for (const CellFindings& f : plan.failures) failing += f.cells.size();
+    out << fmt::format(
+        "{} of {} cells would fail: flashpq run would write their rows with the "
+        "error above\n",
+        failing, ex.cells.size());
+  }
 }
 
 }  // namespace flashpq

@@ -199,7 +199,9 @@ void check_value(const KeySpec& s, const std::string& t) {
       if (t.size() != 1) fail(s, "exactly one character", t);
       return;
     case ValueType::kCapacity: {
+      if (std::find(s.allowed.begin(), s.allowed.end(), t) != s.allowed.end()) return;
       const std::string expected =
+          (s.allowed.empty() ? std::string() : join_names(s.allowed) + ", ") +
           "a size with a unit (256MiB, 4KiB, 4096 = bytes) or a fraction in (0, 1] written "
           "with a decimal point (0.1)";
       if (t.find('.') != std::string::npos) {

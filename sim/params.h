@@ -56,7 +56,8 @@ struct KeySpec {
   std::string unit;
   /// One line, for `flashpq run --help`.
   std::string description;
-  /// kEnum: the allowed values, in the order help lists them.
+  /// kEnum: the allowed values, in the order help lists them. kCapacity: words allowed besides
+  /// sizes and fractions (framework.block_size: auto).
   std::vector<std::string> allowed;
   /// kInt, kFloat, kSize: the inclusive range (kSize: only when max > 0).
   double min = 0, max = 0;

@@ -72,17 +72,22 @@ RipqConfig RipqConfig::from(const Params& params, uint64_t capacity_bytes, uint6
 }
 
 FrameworkLayout RipqFramework::layout(const Params& params, const CacheShape& shape) {
-  const RipqConfig c = RipqConfig::from(params, shape.capacity_bytes, shape.granule);
+  RipqConfig c = RipqConfig::from(params, shape.capacity_bytes, shape.granule);
+  const BlockSize b = resolve_block_size(
+      params, shape, std::max<uint64_t>(4 * uint64_t{c.insertion_points}, c.reserved_blocks + 2));
+  c.block_size_bytes = b.bytes;
   FrameworkLayout layout;
   layout.block_bytes = c.block_size_bytes;
+  layout.block_basis = b.basis;
   const uint64_t blocks = shape.capacity_bytes / c.block_size_bytes;
+  check_ripq_blocks(shape.capacity_bytes, blocks, c, b.basis, shape.unit_size ? 1 : shape.granule);
   layout.device_bytes = blocks * c.block_size_bytes;
   layout.places_objects = true;
   if (blocks < 4 * uint64_t{c.insertion_points}) {
     layout.notes.push_back(fmt::format(
         "framework ripq: {} device blocks for K = {} insertion points, fewer than 4·K: sections "
         "of under 4 blocks blur the insertion points: use a smaller framework.block_size "
-        "(0.00390625 = C/256, as the RIPQ paper)",
+        "(auto: C/256, as the RIPQ paper)",
         blocks, c.insertion_points));
   }
   if (4 * uint64_t{c.reserved_blocks} > blocks) {
@@ -93,6 +98,37 @@ FrameworkLayout RipqFramework::layout(const Params& params, const CacheShape& sh
   }
   note_large_objects("ripq", c.block_size_bytes, shape, layout);
   return layout;
+}
+
+void check_ripq_blocks(uint64_t capacity_bytes, uint64_t blocks, const RipqConfig& c,
+                       const std::string& basis, uint64_t granule) {
+  const uint64_t g = std::max<uint64_t>(1, granule);
+  const uint64_t needed = uint64_t{c.reserved_blocks} + 2;
+  if (blocks < needed) {
+    std::string fixes;
+    const uint64_t largest_b = capacity_bytes / needed / g * g;
+    if (largest_b >= g) {
+      fixes += fmt::format("framework.block_size: {} or less", exact_size_text(largest_b));
+    }
+    if (blocks >= 3) {
+      fixes +=
+          fmt::format("{}framework.reserved_blocks: {}", fixes.empty() ? "" : "; or ", blocks - 2);
+    }
+    fixes += fmt::format("{}a cache of at least {} B", fixes.empty() ? "" : "; or ",
+                         needed * c.block_size_bytes);
+    throw std::invalid_argument(fmt::format(
+        "framework ripq: the cache's {} B make only {} device blocks of {} B ({}), and RIPQ "
+        "needs framework.reserved_blocks + 2 = {}: use {}",
+        capacity_bytes, blocks, c.block_size_bytes, basis, needed, fixes));
+  }
+  if (blocks > kRipqMaxBlocks) {
+    const uint64_t max_slots = kRipqMaxBlocks;
+    const uint64_t smallest_b = ((capacity_bytes + max_slots - 1) / max_slots + g - 1) / g * g;
+    throw std::invalid_argument(fmt::format(
+        "framework ripq: the cache's {} B make {} device blocks of {} B ({}), more than the "
+        "2^22 supported: use framework.block_size: {} or more",
+        capacity_bytes, blocks, c.block_size_bytes, basis, exact_size_text(smallest_b)));
+  }
 }
 
 }  // namespace flashpq

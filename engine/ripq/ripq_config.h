@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/params.h"
 
@@ -16,8 +17,8 @@ namespace flashpq {
 
 /// What RIPQ reads of the framework section.
 struct RipqConfig {
-  /// Device block size B in bytes (kBlockSizeKey, resolved by block_size_bytes()). Default
-  /// 1 MiB.
+  /// Device block size B in bytes (kBlockSizeKey, resolved by resolve_block_size(); a cell's
+  /// plan gives the framework bytes). Default 1 MiB when built without a configuration.
   uint64_t block_size_bytes = 1 << 20;
   /// Insertion points K; α = 1/K (§4.2, Table 3). Default 8. Range [1, 64].
   uint32_t insertion_points = 8;
@@ -41,6 +42,18 @@ struct RipqConfig {
   /// std::invalid_argument quoting a bad value.
   static RipqConfig from(const Params& params, uint64_t capacity_bytes = 0, uint64_t granule = 1);
 };
+
+/// Most device blocks RIPQ accepts: block ids are 24-bit in the object entry (a slot, its
+/// virtual block and the blocks open in sections stay well below 2^24 blocks).
+inline constexpr uint64_t kRipqMaxBlocks = uint64_t{1} << 22;
+
+/// Checks that a cache of `capacity_bytes` makes between framework.reserved_blocks + 2 and
+/// kRipqMaxBlocks device blocks of c.block_size_bytes (`blocks` = ⌊C/B⌋; `basis` says how B was
+/// chosen, BlockSize::basis; `granule` the device's logical block, 1 in unit-size mode). Throws
+/// std::invalid_argument naming the values that would work: a block size, a reserve, a cache
+/// size.
+void check_ripq_blocks(uint64_t capacity_bytes, uint64_t blocks, const RipqConfig& c,
+                       const std::string& basis, uint64_t granule);
 
 extern const KeySpec kInsertionPointsKey;
 extern const KeySpec kReservedBlocksKey;

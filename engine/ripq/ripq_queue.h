@@ -97,18 +97,11 @@ class RipqQueue {
         threshold_(config.materialize_threshold),
         // Only absolute priorities need the histogram (§4.3); a relative queue holds no bins.
         histogram_(kKind == PriorityKind::kAbsolute ? config.histogram_bins : 0) {
-    if (slots_ < uint64_t{reserved_} + 2) {
-      throw std::invalid_argument(
-          "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) +
-          " B holds only " + std::to_string(slots_) + " blocks of " + std::to_string(block_bytes_) +
-          " B; needs at least reserved_blocks + 2 = " + std::to_string(reserved_ + 2));
-    }
-    if (slots_ > kMaxSlots) {
-      throw std::invalid_argument(
-          "framework ripq: cache capacity " + std::to_string(ctx.capacity_bytes) + " B makes " +
-          std::to_string(slots_) + " blocks of " + std::to_string(block_bytes_) + " B; at most " +
-          std::to_string(kMaxSlots) + " (2^22) are supported");
-    }
+    check_ripq_blocks(ctx.capacity_bytes, slots_, config,
+                      "framework.block_size " + (ctx.framework.params.has(kBlockSizeKey.name)
+                                                     ? ctx.framework.params.text(kBlockSizeKey.name)
+                                                     : kBlockSizeKey.default_value),
+                      ctx.device.logical_block_bytes());
     flash_bytes_ = slots_ * block_bytes_;
     for (uint64_t s = 0; s < slots_; ++s) free_slots_.push_back(static_cast<uint32_t>(s));
     header_bytes_ = std::max<uint64_t>(1, device_.logical_block_bytes());
@@ -412,7 +405,7 @@ class RipqQueue {
   static constexpr uint32_t kBlockMask = (uint32_t{1} << kBlockBits) - 1;
   /// Most device slots RIPQ accepts: block ids are 24-bit (a slot, its virtual block and the
   /// blocks open in sections stay well below 2^24 blocks).
-  static constexpr uint64_t kMaxSlots = uint64_t{1} << 22;
+  static constexpr uint64_t kMaxSlots = kRipqMaxBlocks;
 
   static constexpr uint32_t kNoBlock = kBlockMask;  // an entry between its blocks
 

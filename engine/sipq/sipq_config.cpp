@@ -26,6 +26,10 @@ void note_large_objects(const char* framework, uint64_t block_bytes, const Cache
 
 }  // namespace
 
+// The fewest blocks framework.block_size auto gives SIPQ's log (engine/queue.h): as many as
+// RIPQ's default K = 8 asks of its queue, so that the log turns over in small steps.
+constexpr uint64_t kSipqAutoBlocks = 32;
+
 const KeySpec kOccupancyKey =
     key("framework.occupancy", ValueType::kUnitInterval)
         .def("0.5")
@@ -52,10 +56,30 @@ SipqConfig SipqConfig::from(const Params& params, uint64_t capacity_bytes, uint6
 }
 
 FrameworkLayout SipqFramework::layout(const Params& params, const CacheShape& shape) {
-  const SipqConfig c = SipqConfig::from(params, shape.capacity_bytes, shape.granule);
+  SipqConfig c = SipqConfig::from(params, shape.capacity_bytes, shape.granule);
+  const BlockSize b = resolve_block_size(params, shape, kSipqAutoBlocks);
+  c.block_size_bytes = b.bytes;
   FrameworkLayout layout;
   layout.block_bytes = c.block_size_bytes;
-  layout.device_bytes = shape.capacity_bytes / c.block_size_bytes * c.block_size_bytes;
+  layout.block_basis = b.basis;
+  const uint64_t g = shape.unit_size ? 1 : std::max<uint64_t>(1, shape.granule);
+  const uint64_t blocks = shape.capacity_bytes / c.block_size_bytes;
+  if (blocks < 2) {
+    throw std::invalid_argument(fmt::format(
+        "framework sipq: the cache's {} B make {} device blocks of {} B ({}), and SIPQ's log "
+        "needs at least 2: use framework.block_size: {} or less, or a cache of at least {} B",
+        shape.capacity_bytes, blocks, c.block_size_bytes, b.basis,
+        exact_size_text(std::max<uint64_t>(g, shape.capacity_bytes / 2 / g * g)),
+        2 * c.block_size_bytes));
+  }
+  if (c.block_size_bytes % g != 0) {
+    throw std::invalid_argument(fmt::format(
+        "framework sipq: device blocks of {} B ({}) are not a multiple of the device's logical "
+        "block of {} B: use framework.block_size: {} or {}",
+        c.block_size_bytes, b.basis, g, exact_size_text(std::max(g, c.block_size_bytes / g * g)),
+        exact_size_text((c.block_size_bytes / g + 1) * g)));
+  }
+  layout.device_bytes = blocks * c.block_size_bytes;
   layout.places_objects = true;
   note_large_objects("sipq", c.block_size_bytes, shape, layout);
   return layout;

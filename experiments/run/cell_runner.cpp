@@ -76,6 +76,10 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
   shape.sizes = &summary.sizes;
   shape.unit_size = plan.cache.unit_size;
   plan.layout = framework_layout(cell.framework, shape);
+  plan.framework = cell.framework;
+  if (plan.layout.block_bytes != 0) {
+    plan.framework.params.set(kBlockSizeKey.name, std::to_string(plan.layout.block_bytes));
+  }
   const DeviceType& type = device_type(plan.device.name);
   const uint64_t addressed = plan.cache.unit_size ? 0 : plan.layout.device_bytes;
   if (addressed != 0 && type.size_for_cache != nullptr) {

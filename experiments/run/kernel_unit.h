@@ -110,7 +110,7 @@ template <class Build>
 void functional(const CellConfig& cell, const CellPlan& plan, Device& device, Measurement& m) {
   HitStats stats;
   stats.reserve(plan.trace_objects);
-  Build::build(cell.policy, cell.admission, cell.framework, plan.cache, plan.expected_objects,
+  Build::build(cell.policy, cell.admission, plan.framework, plan.cache, plan.expected_objects,
                device, [&](auto& c) {
                  PrefetchReader prefetch(open_cell_trace(cell, plan));
                  ProgressReader reader(prefetch, plan.progress, plan.interrupt);
@@ -137,7 +137,7 @@ void wall(WallCellRun& run) {
     series.emplace(cell.stats.interval_ns, cell.stats_path, IntervalStats::Shape::kCache);
   }
   IntervalCounters counts;
-  Build::build(cell.policy, cell.admission, cell.framework, plan.cache, plan.expected_objects,
+  Build::build(cell.policy, cell.admission, plan.framework, plan.cache, plan.expected_objects,
                device, [&](auto& c) {
                  using C = std::remove_reference_t<decltype(c)>;
                  PrefetchReader prefetch(open_cell_trace(cell, plan));

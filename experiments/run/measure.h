@@ -49,6 +49,10 @@ struct CellPlan {
   /// What the framework does with this cache (engine/queue.h): B resolved, device bytes
   /// addressed, its notes.
   FrameworkLayout layout;
+  /// The framework section the runners build with: the cell's, framework.block_size replaced
+  /// by B in bytes as the layout resolved it (auto sees the trace's largest object; a queue
+  /// built from the cell's text could not).
+  FrameworkConfig framework;
   /// The cell's device: its keys as written, or sized for the cache (device.size_to_cache);
   /// the runners build this one.
   DeviceConfig device;

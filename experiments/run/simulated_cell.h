@@ -81,7 +81,7 @@ void simulated_cache_kernel(SimulatedCellRun& run) {
   const CellPlan& plan = run.plan;
   HitStats stats;
   stats.reserve(plan.trace_objects);
-  Build::build(cell.policy, cell.admission, cell.framework, plan.cache, plan.expected_objects,
+  Build::build(cell.policy, cell.admission, plan.framework, plan.cache, plan.expected_objects,
                run.device, [&](auto& c) {
                  run.drive([&] { end_warmup(run.m, run.device, c); },
                            [&](const Request& q, uint64_t i) {

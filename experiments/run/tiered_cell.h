@@ -48,7 +48,7 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
     using DP = decltype(dram_policy);
     Cache<DP, ExactFramework::Queue<DP>> dram(dram_config, exact, std::move(dram_policy),
                                               dram_device);
-    Cache<P, typename F::template Queue<P>> flash(plan.cache, cell.framework, P(cell.policy),
+    Cache<P, typename F::template Queue<P>> flash(plan.cache, plan.framework, P(cell.policy),
                                                   device);
     // Objects DRAM is expected to hold: the cache's estimate scaled by the capacities.
     if (plan.tiers.dram) {

@@ -112,6 +112,78 @@ Run replay(const std::vector<Request>& reqs, const PolicyConfig& pc, const Frame
 
 }  // namespace
 
+// Whether the framework lays out a cache of `shape` with `params` without an error.
+template <class F>
+bool lays_out(const Params& params, const CacheShape& shape) {
+  try {
+    F::layout(params, shape);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+TEST_CASE("RIPQ with too few blocks: an error naming a block size, a reserve and a cache that work",
+          "[frameworks][ripq]") {
+  CacheShape shape;
+  shape.capacity_bytes = 5u << 20;  // 5 MiB: five 1 MiB blocks, RIPQ needs 10 + 2
+  shape.granule = 4096;
+  shape.largest_object_bytes = 100000;
+  Params p;
+  p.set("framework.block_size", "1MiB");
+  std::string message;
+  try {
+    RipqFramework::layout(p, shape);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  // ⌊5 MiB / 12⌋ = 436,906 B, rounded down to 106 pages = 434,176 B = 424 KiB.
+  CHECK(message ==
+        "framework ripq: the cache's 5242880 B make only 5 device blocks of 1048576 B (as "
+        "written), and RIPQ needs framework.reserved_blocks + 2 = 12: use framework.block_size: "
+        "424KiB or less; or framework.reserved_blocks: 3; or a cache of at least 12582912 B");
+  // Each fix it names works.
+  Params smaller;
+  smaller.set("framework.block_size", "424KiB");
+  CHECK(lays_out<RipqFramework>(smaller, shape));
+  smaller.set("framework.block_size", "428KiB");  // one page more: 11 blocks
+  CHECK(!lays_out<RipqFramework>(smaller, shape));
+  Params reserve = p;
+  reserve.set("framework.reserved_blocks", "3");
+  CHECK(lays_out<RipqFramework>(reserve, shape));
+  CacheShape larger = shape;
+  larger.capacity_bytes = 12582912;
+  CHECK(lays_out<RipqFramework>(p, larger));
+  // The default (auto) works here: C/256 = 20 KiB, raised to the largest object, 25 pages.
+  const FrameworkLayout layout = RipqFramework::layout(Params{}, shape);
+  CHECK(layout.block_bytes == 102400);
+  CHECK(layout.block_basis == "auto: the largest object");
+  // The queue built with B too large gives the same error (its basis the key's text).
+  NullDevice device;
+  FrameworkConfig fc{"ripq", p};
+  CacheConfig cc;
+  cc.capacity_bytes = shape.capacity_bytes;
+  CHECK_THROWS_WITH(
+      with_framework(fc, cc, LruPolicy(PolicyConfig{"lru", {}}), device, [](auto&) {}),
+      Catch::Contains("make only 5 device blocks of 1048576 B (framework.block_size "
+                      "1MiB)"));
+}
+
+TEST_CASE("RIPQ with more than 2^22 blocks: an error naming a block size that works",
+          "[frameworks][ripq]") {
+  CacheShape shape;
+  shape.capacity_bytes = uint64_t{64} << 30;  // 64 GiB of 4 KiB blocks: 2^24
+  shape.granule = 4096;
+  Params p;
+  p.set("framework.block_size", "4KiB");
+  CHECK_THROWS_WITH(RipqFramework::layout(p, shape),
+                    "framework ripq: the cache's 68719476736 B make 16777216 device blocks of "
+                    "4096 B (as written), more than the 2^22 supported: use "
+                    "framework.block_size: 16KiB or more");
+  p.set("framework.block_size", "16KiB");
+  CHECK(lays_out<RipqFramework>(p, shape));
+}
+
 TEST_CASE("RIPQ structure stays consistent after every request (sets, deletes, sizes)",
           "[frameworks][ripq]") {
   for (const char* name : {"fifo", "lru", "slru", "gdsf"}) {
@@ -486,7 +558,7 @@ TEST_CASE("RIPQ rejects a capacity too small for its reserved blocks", "[ripq]")
   FrameworkConfig fc = ripq_config(4096, 8, 10);
   REQUIRE_THROWS_WITH((Cache<LruPolicy, RipqQueue<PriorityKind::kRelative>>(
                           cc, fc, LruPolicy(policy("lru")), device)),
-                      Catch::Contains("needs at least reserved_blocks + 2"));
+                      Catch::Contains("needs framework.reserved_blocks + 2 = 12"));
 }
 
 }  // namespace flashpq

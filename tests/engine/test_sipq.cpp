@@ -89,6 +89,29 @@ uint64_t working_set(const std::vector<Request>& requests, bool unit_size) {
 // ---------------------------------------------------------------------------------------------
 // Construction.
 
+TEST_CASE("SIPQ: a log of under 2 blocks, or blocks off the logical block, name a size that works",
+          "[frameworks][sipq]") {
+  CacheShape shape;
+  shape.capacity_bytes = 1u << 20;
+  shape.granule = 4096;
+  Params p;
+  p.set("framework.block_size", "768KiB");
+  CHECK_THROWS_WITH(SipqFramework::layout(p, shape),
+                    "framework sipq: the cache's 1048576 B make 1 device blocks of 786432 B (as "
+                    "written), and SIPQ's log needs at least 2: use framework.block_size: 512KiB "
+                    "or less, or a cache of at least 1572864 B");
+  p.set("framework.block_size", "512KiB");
+  CHECK_NOTHROW(SipqFramework::layout(p, shape));
+  p.set("framework.block_size", "5000");
+  CHECK_THROWS_WITH(SipqFramework::layout(p, shape),
+                    "framework sipq: device blocks of 5000 B (as written) are not a multiple of "
+                    "the device's logical block of 4096 B: use framework.block_size: 4KiB or 8KiB");
+  p.set("framework.block_size", "8KiB");
+  CHECK_NOTHROW(SipqFramework::layout(p, shape));
+  // The default, auto, is a multiple of the logical block and gives 256 blocks here.
+  CHECK(SipqFramework::layout(Params{}, shape).block_bytes == 4096);
+}
+
 TEST_CASE("sipq: the log needs at least two blocks", "[frameworks]") {
   NullDevice device;
   const FrameworkConfig f = sipq_config(4096, 0.5);

@@ -57,7 +57,10 @@ TEST_CASE("SizeHistogram::count_above is exact at bucket starts, a lower bound i
 TEST_CASE("framework.block_size: bytes as written, or a fraction of C rounded to the granule",
           "[engine][size_histogram]") {
   Params p;
-  CHECK(block_size_bytes(p, 123456, 4096) == 1u << 20);  // the default, 1 MiB
+  // auto without a trace: C/256 rounded down to the granule, at least one granule.
+  CHECK(block_size_bytes(p, 123456, 4096) == 4096);          // 482 B: one granule
+  CHECK(block_size_bytes(p, 256u << 20, 4096) == 1u << 20);  // 256 MiB / 256
+  CHECK(block_size_bytes(p, 27885423, 4096) == 106496);      // ⌊108,927 / 4096⌋ pages
   p.set("framework.block_size", "256KiB");
   CHECK(block_size_bytes(p, 123456, 4096) == 262144);
   p.set("framework.block_size", "0.00390625");
@@ -70,6 +73,69 @@ TEST_CASE("framework.block_size: bytes as written, or a fraction of C rounded to
   CHECK_THROWS_WITH(block_size_bytes(p, 1, 1), Catch::Contains("at most 4294967295 bytes"));
   p.set("framework.block_size", "1.5");
   CHECK_THROWS_WITH(block_size_bytes(p, 1, 1), Catch::Contains("framework.block_size"));
+  p.set("framework.block_size", "automatic");
+  CHECK_THROWS_WITH(block_size_bytes(p, 1, 1), Catch::Contains("auto, a size with a unit"));
+}
+
+TEST_CASE("framework.block_size auto: C/256, raised to the largest object within the fewest blocks",
+          "[engine][size_histogram]") {
+  const Params p;  // auto, the default
+  CacheShape shape;
+  shape.granule = 4096;
+  // C/256 = 1 MiB, larger than any object: C/256.
+  shape.capacity_bytes = 256u << 20;
+  shape.largest_object_bytes = 70000;
+  BlockSize b = resolve_block_size(p, shape, 32);
+  CHECK(b.bytes == 1u << 20);
+  CHECK(b.basis == "auto: C/256");
+  // C/256 = 40,000 B → 36,864 (9 pages, rounded down); the largest object, 70,000 B, needs 18
+  // pages, within C/32 = 320,000 B: raised to 73,728 B.
+  shape.capacity_bytes = 10240000;
+  b = resolve_block_size(p, shape, 32);
+  CHECK(b.bytes == 73728);
+  CHECK(b.basis == "auto: the largest object");
+  // A 4 MB object in the same cache would leave 2 blocks: B stops at C/32 = 78 pages.
+  shape.largest_object_bytes = 4092928;
+  b = resolve_block_size(p, shape, 32);
+  CHECK(b.bytes == 319488);
+  CHECK(b.basis == "auto: C/32, the largest object being larger");
+  // Objects and C/256 below a page: one logical block.
+  shape.capacity_bytes = 100000;
+  shape.largest_object_bytes = 100;
+  b = resolve_block_size(p, shape, 32);
+  CHECK(b.bytes == 4096);
+  CHECK(b.basis == "auto: one logical block");
+  // Unit-size mode: B counts objects, C/256 of them, at least 1; the device's page is not a
+  // unit of objects.
+  shape.unit_size = true;
+  shape.capacity_bytes = 1000;
+  b = resolve_block_size(p, shape, 32);
+  CHECK(b.bytes == 3);
+  shape.capacity_bytes = 100;
+  CHECK(resolve_block_size(p, shape, 32).bytes == 1);
+  // A fraction rounds down, and says when it was raised instead.
+  Params f;
+  f.set("framework.block_size", "0.001");
+  shape.unit_size = false;
+  shape.capacity_bytes = 10240000;  // 10,240 B → 8,192
+  b = resolve_block_size(f, shape);
+  CHECK(b.bytes == 8192);
+  CHECK(b.basis == "fraction of C");
+  shape.capacity_bytes = 1000000;  // 1,000 B → one page, up
+  b = resolve_block_size(f, shape);
+  CHECK(b.bytes == 4096);
+  CHECK(b.basis == "fraction of C, raised to one logical block");
+}
+
+TEST_CASE("exact_size_text: a size key's value that reads back exactly", "[engine]") {
+  CHECK(exact_size_text(4096) == "4KiB");
+  CHECK(exact_size_text(3u << 20) == "3MiB");
+  CHECK(exact_size_text(4097) == "4097");
+  CHECK(exact_size_text(1536) == "1536");
+  for (uint64_t v :
+       {uint64_t{1}, uint64_t{1024}, uint64_t{1536}, uint64_t{5} << 30, uint64_t{12345}}) {
+    CHECK(parse_size(exact_size_text(v)) == v);
+  }
 }
 
 }  // namespace

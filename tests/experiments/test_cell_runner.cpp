@@ -106,7 +106,7 @@ TEST_CASE("a device smaller than the cache's blocks is an error before the cell 
         {});
     return ex.cells[0];
   };
-  CHECK_THROWS_WITH(run_cell(cell_on_tiny("{name: ripq}"), bundled_summary()),
+  CHECK_THROWS_WITH(run_cell(cell_on_tiny("{name: ripq, block_size: 1MiB}"), bundled_summary()),
                     Contains("26 device blocks of 1048576 B need 27262976 B") &&
                         Contains("exports only 12582912 B"));
   // Every framework that places objects refuses: exact with naive placement needs C bytes.
@@ -153,12 +153,12 @@ TEST_CASE("a trace with no requests, or none left to measure, is an error naming
 TEST_CASE("notes name legal but misleading configurations", "[experiments][plan]") {
   SECTION("RIPQ with fewer than 4·K blocks and a reserve over a quarter of them") {
     // 0.1 in 1 MiB blocks: 26 blocks < 32 = 4 × 8, and 10 reserved > 26 / 4.
-    const RowMap r = run_one("cache: {capacity: 0.1}\nframework: {name: ripq}\n");
+    const RowMap r = run_one("cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 1MiB}\n");
     CHECK_THAT(r.at("notes"), Contains("26 device blocks for K = 8 insertion points"));
     CHECK_THAT(r.at("notes"), Contains("reserved_blocks = 10 is over a quarter of the 26"));
     CHECK_THAT(r.at("notes"), !Contains("larger than its device blocks"));  // 4 requests > 1 MiB
     const RowMap k2 = run_one(
-        "cache: {capacity: 0.1}\nframework: {name: ripq, insertion_points: 2, "
+        "cache: {capacity: 0.1}\nframework: {name: ripq, block_size: 1MiB, insertion_points: 2, "
         "reserved_blocks: 6}\n");
     CHECK(k2.at("notes").empty());  // 26 >= 8 and 24 <= 26
   }
@@ -192,8 +192,9 @@ TEST_CASE("notes name legal but misleading configurations", "[experiments][plan]
 TEST_CASE("the log prints each note of a cell as a warning line", "[experiments][plan]") {
   TempDir dir;
   const Experiment ex = load_experiment(
-      dir.write("w.yaml", "name: w\ntrace:\n  path: " + kTrace +
-                              "\ncache: {capacity: 0.1}\nframework: {name: ripq}\n"),
+      dir.write("w.yaml",
+                "name: w\ntrace:\n  path: " + kTrace +
+                    "\ncache: {capacity: 0.1}\nframework: {name: ripq, block_size: 1MiB}\n"),
       {});
   std::ostringstream log;
   CHECK(run_experiment(ex, dir.file("w.csv"), log) == 0);

@@ -111,5 +111,90 @@ TEST_CASE("plan: the paper's cache matrices run with no warning and 256 blocks a
   }
 }
 
+TEST_CASE("plan: refuses what run refuses, with run's messages, and warns as run's rows note",
+          "[plan]") {
+  TempDir dir;
+  // Cell 0: RIPQ with 64 MiB blocks in a 26 MiB cache fails; cell 1: the default block size
+  // (auto) on the same cache works; cell 2: SIPQ with a log of one 20 MiB block fails; cell 3:
+  // exact at the whole working set works, with a note.
+  const Experiment ex = load_experiment(
+      dir.write("f.yaml", "name: f\ntrace:\n  path: " + kTrace +
+                              "\nzip:\n  framework.name: [ripq, ripq, sipq, exact]\n"
+                              "  framework.block_size: [64MiB, auto, 20MiB, auto]\n"
+                              "  cache.capacity: [0.1, 0.1, 0.1, 1.0]\n"),
+      {});
+  REQUIRE(ex.cells.size() == 4);
+  PlanOptions o;
+  o.sample_requests = 2000;
+  o.summaries.enabled = false;
+  std::ostringstream log, out;
+  const SweepPlan p = plan_sweep(ex, o, log);
+  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
+  // What run says of each cell: its error, or its notes.
+  std::vector<std::string> errors(4), notes(4);
+  for (size_t i = 0; i < 4; ++i) {
+    try {
+      for (const Column& c : run_cell(ex.cells[i], summary)) {
+        if (c.name == "notes") notes[i] = c.text;
+      }
+    } catch (const std::exception& e) {
+      errors[i] = e.what();
+    }
+  }
+  REQUIRE(!errors[0].empty());
+  REQUIRE(errors[1].empty());
+  REQUIRE(!errors[2].empty());
+  REQUIRE(errors[3].empty());
+  REQUIRE(!notes[3].empty());
+  REQUIRE(p.failures.size() == 2);
+  CHECK(p.failures[0].message == errors[0]);
+  CHECK(p.failures[0].cells == std::vector<size_t>{0});
+  CHECK(p.failures[1].message == errors[2]);
+  CHECK(p.failures[1].cells == std::vector<size_t>{2});
+  // Every note of a row is a warning of the plan for that cell, and nothing else is.
+  size_t warned = 0;
+  for (const CellFindings& w : p.warnings) {
+    for (size_t c : w.cells) {
+      CHECK_THAT(notes[c], Contains(w.message));
+      ++warned;
+    }
+  }
+  size_t noted = 0;
+  for (const std::string& n : notes) {
+    for (size_t i = 0; i < n.size();
+         i = n.find("; ", i) == std::string::npos ? n.size() : n.find("; ", i) + 2) {
+      ++noted;
+    }
+  }
+  CHECK(warned == noted);
+  // The failing cells are not sampled, and say why.
+  CHECK(!p.cells[0].sampled);
+  CHECK(p.cells[0].not_sampled == "the cell fails");
+  CHECK(p.cells[1].sampled);
+  print_plan(ex, p, o, out);
+  CHECK_THAT(out.str(), Contains("cell 0: FAILED: " + errors[0]) &&
+                            Contains("cell 2: FAILED: " + errors[2]) &&
+                            Contains("2 of 4 cells would fail") &&
+                            Contains("2 cells not sampled: the cell fails"));
+}
+
+TEST_CASE("plan: an unreadable trace fails its cells, as in a run", "[plan]") {
+  TempDir dir;
+  const std::string bad = dir.write("bad.csv", "1,2,3\nnot,a,number\n");
+  const Experiment ex =
+      load_experiment(dir.write("u.yaml", "name: u\ntrace:\n  path: " + bad +
+                                              "\n  format: csv\n  key_col: 1\n  size_col: 2\n"
+                                              "cache: {capacity: 1MiB}\n"),
+                      {});
+  PlanOptions o;
+  o.summaries.enabled = false;
+  std::ostringstream log;
+  const SweepPlan p = plan_sweep(ex, o, log);
+  REQUIRE(p.failures.size() == 1);
+  CHECK_THAT(p.failures[0].message, Contains("bad.csv"));
+  CHECK(p.cells.size() == 1);
+  CHECK(!p.cells[0].sampled);
+}
+
 }  // namespace
 }  // namespace flashpq
