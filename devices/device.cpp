@@ -18,7 +18,8 @@ const KeySpec& device_capacity_key() {
 }
 
 // The registry, in registration order: one X(...) line per device type, each defined in its
-// own file (README "Adding a component"). The list both declares the types and fills the table.
+// own file (docs/guide/extending.md "The other kinds"). The list both declares the types and fills
+// the table.
 #define FLASHPQ_DEVICE_TYPES(X) \
   X(kNullDeviceType)            \
   X(kSimFlashDeviceType)        \

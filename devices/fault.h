@@ -9,9 +9,9 @@
 // block device's asynchronous path where the wall runner issues a request), before the device
 // does the work, so an injected write leaves the device as it was. The error, DeviceIoError,
 // names the device, the operation, the byte offset and the length; the cell fails with it in
-// its row's `error` column and the other cells of a sweep run (README "Errors"). Real I/O
-// errors of a block device (a loop device over a full filesystem gives EIO) carry the same
-// facts (devices/block/block_device.h).
+// its row's `error` column and the other cells of a sweep run (docs/guide/errors.md "Injected
+// faults"). Real I/O errors of a block device (a loop device over a full filesystem gives EIO)
+// carry the same facts (devices/block/block_device.h).
 #pragma once
 
 #include <cstdint>

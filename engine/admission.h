@@ -7,7 +7,7 @@
 //   a.admit(key, victim_key)       only when the framework names a victim: victim_key is the
 //                                  key of the object its delete-min would evict next (Q::victim();
 //                                  on RIPQ that happens at the next insertion that seals a block,
-//                                  not necessarily this one: README "Frameworks and admission").
+//                                  not necessarily this one: docs/guide/frameworks.md "Admission").
 // A is a template parameter of the cache: no virtual call per request. `kEnabled` false lets
 // the cache skip the calls entirely.
 //

@@ -5,7 +5,7 @@ Usage::
 
     /usr/bin/python3 plots/kv_compare.py RESULTS.csv -o FIG.png [--title T]
 
-The figure of ``experiments/kv_compare.yaml`` (README "Cache hierarchies"), in the layout of the
+The figure of ``experiments/kv_compare.yaml`` (docs/guide/hierarchies.md "DRAM only against DRAM + flash"), in the layout of the
 KV-store comparison's tables (github.com/KKKZOZ/kv-cache-research, ``Final Report.md``): one
 row of panels per data-set size ``trace.record_count``; in each, grouped bars per workload
 (``trace.workload`` with ``trace.request_distribution``: "b-uniform"), one bar per

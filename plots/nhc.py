@@ -5,7 +5,7 @@ Usage::
 
     /usr/bin/python3 plots/nhc.py RESULTS.csv -o FIG.png [--title T]
 
-The figure of ``experiments/nhc.yaml`` (README "Cache hierarchies"): the NHC demo's
+The figure of ``experiments/nhc.yaml`` (docs/guide/hierarchies.md "Load-aware offload (NHC)"): the NHC demo's
 throughput benchmark (github.com/josehu07/nhc-demo, README) as a sweep.  x = the offered
 rate ``timing.rate`` (requests/s); one panel per cache mode ``tiers.mode`` (wa, nhc_wa, …),
 with stacked areas for what each device served, ``flash_throughput_mib_s`` (the cache device)

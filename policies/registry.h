@@ -2,9 +2,9 @@
 // `policy.name` and `admission.name` select one.
 //
 // A new policy is one new header in this folder (a class with spec(), kKind, grid() and the
-// hooks of engine/policy.h) plus one line in Policies below (README "Adding a component"): the
-// build generates "policies/policy_headers.h", which includes every header of policies/.
-// Policies are types, not objects: with_policy() instantiates the caller's code once per
+// hooks of engine/policy.h) plus one line in Policies below (docs/guide/extending.md "A policy,
+// step by step"): the build generates "policies/policy_headers.h", which includes every header of
+// policies/. Policies are types, not objects: with_policy() instantiates the caller's code once per
 // policy, so no virtual call sits on the per-request path. A policy that is a whole cache
 // rather than a priority rule (W-TinyLFU) is registered in CachePolicies and built with
 // with_cache_policy().

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/bench_vs_fio.sh — FlashPQ's block-device I/O path against fio, same file, same
-# patterns (README "Real devices"):
+# patterns (docs/guide/real-devices.md "Against fio"):
 #   seq_write   sequential 1 MiB writes, queue depth 32  (fio --rw=write --bs=1M --iodepth=32)
 #   rand_read   random 4 KiB reads, queue depth 32       (fio --rw=randread --bs=4k --iodepth=32
 #                                                          --norandommap: uniform, with replacement)

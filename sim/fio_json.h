@@ -1,5 +1,5 @@
 // sim/fio_json.h — fio's names for the timing of a run, so a FlashPQ row and a fio result
-// read the same way (README "Real devices").
+// read the same way (docs/guide/real-devices.md "A file or block device").
 #pragma once
 
 #include <string>

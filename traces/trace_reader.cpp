@@ -1,7 +1,7 @@
 // traces/trace_reader.cpp — the format registry, the trace section and the content hashes.
 //
 // To add a format: write traces/<name>_reader.cpp with its reader, its keys and a TraceFormat,
-// and add one line to the registry below (README "Adding a component").
+// and add one line to the registry below (docs/guide/extending.md "The other kinds").
 #include "traces/trace_reader.h"
 
 #include <xxhash.h>

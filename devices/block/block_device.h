@@ -2,8 +2,8 @@
 // O_DIRECT, asynchronous I/O through io_uring (psync as fallback and reference), discard,
 // verify mode, behind the safety gate (safety.h).
 //
-// Source: docs/DESIGN.md "Data flow" (the block device) and README "Real devices". Opening
-// (constructor), in order:
+// Source: docs/DESIGN.md "Data flow" (the block device) and docs/guide/real-devices.md "A file or
+// block device". Opening (constructor), in order:
 //   1. a missing file is created (capacity_bytes required); then the path is opened read-write
 //      with O_DIRECT and, for a block device, O_EXCL — the kernel's exclusive claim, refused
 //      while the device is mounted, swap or held, and kept until the destructor; a file is

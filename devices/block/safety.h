@@ -1,8 +1,8 @@
 // devices/block/safety.h — the safety gate of the block device: what a path is (identity,
 // geometry) and every reason it must not be written, checked before the first write.
 //
-// Source: README "Real devices" (the safety gate). The checks, all of them run and all failures
-// reported together:
+// Source: docs/guide/real-devices.md "The safety gate" (the safety gate). The checks, all of them
+// run and all failures reported together:
 //   * mounted — the device or any of its partitions appears in /proc/self/mountinfo (by
 //     major:minor, and by the mount source's canonical path);
 //   * swap — the device, a partition of it, or the file is listed in /proc/swaps;

@@ -17,7 +17,8 @@
 // (a simflash profile calibrated to another device than the block cells' included), a results
 // file that cannot be resumed (nothing ran), or a results file that cannot be written (the rows
 // written before stay); 128 + N `flashpq run` stopped by signal N (130 SIGINT, 143 SIGTERM): the
-// finished cells' rows are written, the log names the cells that remain (README "Errors").
+// finished cells' rows are written, the log names the cells that remain (docs/guide/errors.md "Exit
+// statuses").
 #include <CLI/CLI.hpp>
 #include <iostream>
 

@@ -26,7 +26,7 @@ uint64_t expected_cached_objects(uint64_t capacity_bytes, bool unit_size,
 }
 
 CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
-  // Empty and degenerate inputs (README "Errors"): a row of no requests is not a result.
+  // Empty and degenerate inputs (docs/guide/errors.md): a row of no requests is not a result.
   const std::string& transforms = cell.trace.params.text("trace.transforms");
   const std::string trace = cell.trace.path().empty()
                                 ? "generator " + cell.trace.params.text("trace.generator")

@@ -103,8 +103,15 @@ const std::vector<RowColumn>& provenance_columns() {
               When::kCache),
       declare(column("block_size_bytes")
                   .units("bytes")
-                  .desc("B resolved: framework.block_size in bytes, or a fraction of C rounded "
-                        "down to the device's logical block"),
+                  .desc("B resolved: framework.block_size auto, a fraction of C or bytes "
+                        "(engine/queue.h kBlockSizeKey)"),
+              When::kBlocks),
+      declare(column("block_size_basis")
+                  .text()
+                  .desc("how B was chosen: auto: C/256 | auto: one logical block | auto: the "
+                        "largest object | auto: C/N, the largest object being larger (N the "
+                        "framework's fewest blocks) | fraction of C | fraction of C, raised to "
+                        "one logical block | as written"),
               When::kBlocks),
       declare(column("device_exported_bytes")
                   .units("bytes")
@@ -599,6 +606,7 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   for (const auto& [k, v] : row_parameters(cell)) all[k] = Column{k, v, false};
   put(provenance_columns(),
       {n(plan.cache.capacity_bytes), plan.layout.block_bytes ? n(plan.layout.block_bytes) : "",
+       plan.layout.block_basis,
        plan.device_bounds.capacity_bytes ? n(plan.device_bounds.capacity_bytes) : "",
        n(plan.warmup_requests), FLASHPQ_VERSION, summary.content_hash, n(summary.requests),
        n(summary.unique_objects), n(summary.working_set_bytes),

@@ -2,7 +2,7 @@
 // simflash in YAML experiments: the device.* keys (profile + key-by-key overrides), the device_io
 // generator driving the device, the FTL columns measured after the warm-up (checked against a
 // second implementation that drives SimFlashDevice by hand), and combined write amplification of
-// cache frameworks (README "Flash devices and device workloads").
+// cache frameworks (docs/guide/devices.md "Flash columns").
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>

@@ -926,7 +926,7 @@ TEST_CASE("results rows satisfy the metric invariants", "[experiments]") {
   }
 }
 
-TEST_CASE("run_cell's row has the columns row_columns() names; failed_row the identity and error",
+TEST_CASE("run_cell's row has the columns row_columns() names -- failed_row the identity and error",
           "[experiments]") {
   TempDir dir;
   const Experiment ex = load_experiment(dir.write("c.yaml", header()), {});
