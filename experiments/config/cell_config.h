@@ -24,7 +24,7 @@
 #include "engine/cache.h"
 #include "engine/queue.h"
 #include "engine/tiers.h"
-#include "experiments/run/interval_stats.h"
+#include "experiments/config/stats_config.h"
 #include "policies/policy.h"
 #include "sim/timing.h"
 #include "traces/trace_reader.h"
@@ -67,7 +67,7 @@ struct CellConfig {
   TiersConfig tiers;
   /// The hierarchy's backing store (devices/backing.h); counted without a `backing:` section.
   BackingConfig backing;
-  /// The `stats:` section: a timed cell's series over time (experiments/run/interval_stats.h).
+  /// The `stats:` section: a timed cell's series over time (experiments/config/stats_config.h).
   StatsConfig stats;
   /// (dotted key, value text) for every schema key, in schema order: what was written or the
   /// default, the value a component resolved (simflash's profile fields), or empty for a key

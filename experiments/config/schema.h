@@ -9,8 +9,8 @@
 // then its components' keys so that every component's keys keep their declared order
 // (earlier-registered components first where that leaves a choice). Each key records the selections
 // under which a component reads it, and the requirements of every component are gathered with the
-// selection they hold under, together with the runners' (experiments/run/runners.h), to be checked
-// in one place (experiments/config/cell_config.cpp).
+// selection they hold under, together with the runners' (experiments/config/runner_requirements.h),
+// to be checked in one place (experiments/config/cell_config.cpp).
 #pragma once
 
 #include <string>

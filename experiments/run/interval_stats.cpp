@@ -12,31 +12,6 @@
 
 namespace flashpq {
 
-const KeySpec kStatsIntervalKey =
-    key("stats.interval_s", ValueType::kFloat)
-        .def("0")
-        .units("s")
-        .range(0, 1e9)
-        .desc(
-            "timed cells: write per-interval statistics (hit ratios, device bytes, latency "
-            "percentiles) to a series file beside the results; 0 = none");
-
-const SectionSpec& stats_section() {
-  static const SectionSpec section{"stats", {kStatsIntervalKey}, "", {}};
-  return section;
-}
-
-StatsConfig StatsConfig::from(const Params& params) {
-  StatsConfig c;
-  const double s = params.get<double>(kStatsIntervalKey);
-  c.interval_ns = static_cast<uint64_t>(std::llround(s * 1e9));
-  if (s > 0 && c.interval_ns == 0) {
-    throw std::invalid_argument(
-        fmt::format("key 'stats.interval_s': expected 0 or at least 1 ns, found {}", s));
-  }
-  return c;
-}
-
 namespace {
 
 const char* const kPercentiles[] = {"p50", "p95", "p99", "p999"};

@@ -34,25 +34,13 @@
 #include <vector>
 
 #include "engine/request.h"
+#include "experiments/config/stats_config.h"
 #include "experiments/run/wall_cell.h"
 #include "sim/latency_histogram.h"
 #include "sim/params.h"
 #include "sim/timing.h"
 
 namespace flashpq {
-
-/// The `stats:` section: stats.interval_s.
-const SectionSpec& stats_section();
-extern const KeySpec kStatsIntervalKey;
-
-/// The section resolved.
-struct StatsConfig {
-  /// The interval, simulated ns; 0 = no series (the default).
-  uint64_t interval_ns = 0;
-  bool enabled() const { return interval_ns != 0; }
-  /// Decodes stats.interval_s (seconds, >= 0). Throws std::invalid_argument quoting a bad value.
-  static StatsConfig from(const Params& params);
-};
 
 /// What the series counts, each field cumulative from the start of the run (a level for
 /// nhc_load_admit). The runner keeps it up to date; IntervalStats reports the growth per

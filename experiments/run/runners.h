@@ -6,14 +6,15 @@
 //               channels (experiments/run/simulated_runner.h); needs device simflash;
 //   wall        timing.mode wall, or any cell on a device that is real hardware (timed anyway):
 //               the host's monotonic clock (experiments/run/wall_runner.h); needs such a device.
-// The requirements are declared here as data (sim/params.h Requirement) and checked with every
-// component's by the experiment loader (experiments/config/cell_config.cpp).
+// Their requirements are declared as data (experiments/config/runner_requirements.h) and checked
+// with every component's by the experiment loader (experiments/config/cell_config.cpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "experiments/config/cell_config.h"
+#include "experiments/config/runner_requirements.h"
 #include "experiments/run/measure.h"
 #include "sim/params.h"
 
@@ -24,11 +25,6 @@ enum class RunnerKind { kFunctional, kSimulated, kWall };
 /// The runner of `cell`: simulated for timing.mode simulated; wall for timing.mode wall or a
 /// device whose type is timed by the wall clock (DeviceType::wall_clock); functional otherwise.
 RunnerKind runner_for(const CellConfig& cell);
-
-/// The runners' requirements: timing.mode simulated needs device simflash; timing.mode wall
-/// needs device block, and a cache (any framework but direct) closed_loop with 1 client, since
-/// a cache serves one request at a time.
-const std::vector<Requirement>& runner_requirements();
 
 class SimFlashDevice;
 class BlockDevice;
