@@ -15,8 +15,10 @@ namespace flashpq {
 
 namespace {
 
-// ScrambledZipfianGenerator.java: ITEM_COUNT, ZETAN, USED_ZIPFIAN_CONSTANT.
-constexpr uint64_t kScrambledItemCount = 10'000'000'000'000'000ull;
+// ScrambledZipfianGenerator's constants, as `javap -constants` prints them from YCSB 0.17.0's
+// jar: ITEM_COUNT = 10000000000l, ZETAN = 26.46902820178302d (ζ(10^10, 0.99)),
+// USED_ZIPFIAN_CONSTANT = 0.99d; ZipfianGenerator.ZIPFIAN_CONSTANT = 0.99d (the scan lengths').
+constexpr uint64_t kScrambledItemCount = 10'000'000'000ull;
 constexpr double kYcsbZetan = 26.46902820178302;
 constexpr double kYcsbZipfianConstant = 0.99;
 
@@ -27,7 +29,8 @@ struct Workload {
   uint64_t max_scan_length;
 };
 
-// YCSB's workloads/workload[a-f] (max_scan_length 1000 is CoreWorkload's default).
+// YCSB 0.17.0's workloads/workload[a-f] (git tag 0.17.0); max_scan_length 1000 is CoreWorkload's
+// MAX_SCAN_LENGTH_PROPERTY_DEFAULT, workload e writes 100.
 constexpr std::array<Workload, 6> kWorkloads{{
     {'a', 0.5, 0.5, 0, 0, 0, YcsbDistribution::kZipfian, 1000},
     {'b', 0.95, 0.05, 0, 0, 0, YcsbDistribution::kZipfian, 1000},
@@ -148,44 +151,10 @@ const ComponentSpec& ycsb_spec() {
   return spec;
 }
 
-enum class Operation : uint8_t { kRead, kUpdate, kInsert, kScan, kRmw };
-
 class YcsbReader final : public TraceReader {
  public:
   explicit YcsbReader(const YcsbConfig& c)
-      : c_(c),
-        name_("ycsb:" + c.identity()),
-        rng_(c.seed, RngStream::kYcsbStream),
-        last_key_(c.record_count - 1),
-        zipfian_item_count_(c.zipfian_item_count()),
-        hot_keys_(
-            static_cast<uint64_t>(static_cast<double>(c.record_count) * c.hotspot_data_fraction)) {
-    const double total = c.read_proportion + c.update_proportion + c.insert_proportion +
-                         c.scan_proportion + c.rmw_proportion;
-    const double shares[] = {c.read_proportion, c.update_proportion, c.insert_proportion,
-                             c.scan_proportion, c.rmw_proportion};
-    for (size_t i = 0; i < 5; ++i) share_[i] = shares[i] / total;
-    switch (c.distribution) {
-      case YcsbDistribution::kZipfian: {
-        const bool ycsb_constant = c.zipfian_constant == kYcsbZipfianConstant;
-        zipfian_.emplace(
-            kScrambledItemCount + 1, c.zipfian_constant,
-            ycsb_constant ? kYcsbZetan : zipf_zeta(kScrambledItemCount + 1, c.zipfian_constant));
-        break;
-      }
-      case YcsbDistribution::kLatest:
-        // SkewedLatestGenerator: ZipfianGenerator(basis.lastValue()), items = record_count − 1.
-        zipfian_.emplace(c.record_count - 1, c.zipfian_constant,
-                         zipf_zeta(c.record_count - 1, c.zipfian_constant));
-        break;
-      default:
-        break;
-    }
-    if (!c.scan_length_uniform && c.max_scan_length > c.min_scan_length) {
-      const uint64_t n = c.max_scan_length - c.min_scan_length + 1;
-      scan_zipfian_.emplace(n, kYcsbZipfianConstant, zipf_zeta(n, kYcsbZipfianConstant));
-    }
-  }
+      : c_(c), name_("ycsb:" + c.identity()), workload_(c), last_key_(c.record_count - 1) {}
 
   size_t read(std::span<Request> out) override {
     size_t i = 0;
@@ -215,71 +184,25 @@ class YcsbReader final : public TraceReader {
  private:
   Request request(uint64_t key, Op op) const { return Request{0, key, c_.sizes.of(key), op}; }
 
-  // DiscreteGenerator.nextString: the first operation whose share exceeds what is left of one
-  // uniform variate.
-  Operation choose() {
-    double u = rng_.uniform();
-    for (size_t k = 0; k < 4; ++k) {
-      if (share_[k] > 0 && u < share_[k]) return static_cast<Operation>(k);
-      u -= share_[k];
-    }
-    return Operation::kRmw;
-  }
-
-  // One key number of the request distribution (CoreWorkload.nextKeynum).
-  uint64_t key_number() {
-    for (;;) {
-      uint64_t k = 0;
-      switch (c_.distribution) {
-        case YcsbDistribution::kUniform:
-          k = rng_.below(c_.record_count);
-          break;
-        case YcsbDistribution::kZipfian:
-          k = ycsb_fnvhash64(zipfian_->next(rng_.uniform(), kScrambledItemCount + 1)) %
-              zipfian_item_count_;
-          break;
-        case YcsbDistribution::kLatest:
-          k = last_key_ - zipfian_->next(rng_.uniform(), last_key_);
-          break;
-        case YcsbDistribution::kHotspot:
-          k = rng_.uniform() < c_.hotspot_opn_fraction
-                  ? rng_.below(hot_keys_)
-                  : hot_keys_ + rng_.below(c_.record_count - hot_keys_);
-          break;
-      }
-      if (k <= last_key_) return k;
-    }
-  }
-
-  uint64_t scan_length() {
-    if (c_.max_scan_length <= c_.min_scan_length) return c_.min_scan_length;
-    if (c_.scan_length_uniform) {
-      return c_.min_scan_length + rng_.below(c_.max_scan_length - c_.min_scan_length + 1);
-    }
-    return c_.min_scan_length +
-           scan_zipfian_->next(rng_.uniform(), c_.max_scan_length - c_.min_scan_length + 1);
-  }
-
   void operation(std::span<Request> out, size_t& i) {
-    switch (choose()) {
-      case Operation::kRead:
-        out[i++] = request(key_number(), Op::kGet);
+    const YcsbOp op = workload_.next();
+    switch (op.type) {
+      case YcsbOperation::kRead:
+        out[i++] = request(op.key, Op::kGet);
         break;
-      case Operation::kUpdate:
-        out[i++] = request(key_number(), Op::kSet);
+      case YcsbOperation::kUpdate:
+        out[i++] = request(op.key, Op::kSet);
         break;
-      case Operation::kInsert:
-        out[i++] = request(++last_key_, Op::kSet);
+      case YcsbOperation::kInsert:
+        last_key_ = op.key;
+        out[i++] = request(op.key, Op::kSet);
         break;
-      case Operation::kScan: {
-        const uint64_t start = key_number();
-        const uint64_t len = scan_length();
-        scan_next_ = start;
-        scan_left_ = std::min(len, last_key_ - start + 1);
+      case YcsbOperation::kScan:
+        scan_next_ = op.key;
+        scan_left_ = std::min(op.scan_length, last_key_ - op.key + 1);
         break;
-      }
-      case Operation::kRmw:
-        rmw_key_ = key_number();
+      case YcsbOperation::kReadModifyWrite:
+        rmw_key_ = op.key;
         out[i++] = request(rmw_key_, Op::kGet);
         rmw_pending_ = true;
         break;
@@ -288,13 +211,8 @@ class YcsbReader final : public TraceReader {
 
   YcsbConfig c_;
   std::string name_;
-  RngStream rng_;
-  double share_[5] = {};
+  YcsbWorkload workload_;
   uint64_t last_key_;
-  uint64_t zipfian_item_count_;
-  uint64_t hot_keys_;
-  std::optional<YcsbZipfian> zipfian_;
-  std::optional<YcsbZipfian> scan_zipfian_;
   uint64_t loaded_ = 0;
   uint64_t operations_ = 0;
   uint64_t scan_next_ = 0, scan_left_ = 0;
@@ -375,20 +293,136 @@ uint64_t YcsbZipfian::next(double u, uint64_t itemcount) {
                                std::pow(eta_ * u - eta_ + 1, alpha_));
 }
 
+YcsbScrambledZipfian::YcsbScrambledZipfian(uint64_t min, uint64_t max, double theta)
+    : min_(min),
+      itemcount_(max - min + 1),
+      // ScrambledZipfianGenerator(min, max, θ): ZipfianGenerator(0, ITEM_COUNT, θ, ZETAN) when
+      // θ == USED_ZIPFIAN_CONSTANT, else ZipfianGenerator(0, ITEM_COUNT, θ), whose ζ is
+      // zetastatic(ITEM_COUNT + 1, θ); either has ITEM_COUNT + 1 items.
+      zipfian_(
+          kScrambledItemCount + 1, theta,
+          theta == kYcsbZipfianConstant ? kYcsbZetan : zipf_zeta(kScrambledItemCount + 1, theta)) {}
+
+uint64_t YcsbScrambledZipfian::next(double u) {
+  // nextValue: min + fnvhash64(gen.nextValue()) % itemcount, gen.nextValue() =
+  // nextLong(items).
+  return min_ + ycsb_fnvhash64(zipfian_.next(u, kScrambledItemCount + 1)) % itemcount_;
+}
+
+YcsbWorkload::YcsbWorkload(const YcsbConfig& c)
+    : c_(c),
+      rng_(c.seed, RngStream::kYcsbStream),
+      last_key_(c.record_count - 1),
+      // HotspotIntegerGenerator: hotInterval = (int)(interval × hotsetFraction).
+      hot_keys_(
+          static_cast<uint64_t>(static_cast<double>(c.record_count) * c.hotspot_data_fraction)) {
+  const double total = c.read_proportion + c.update_proportion + c.insert_proportion +
+                       c.scan_proportion + c.rmw_proportion;
+  const double shares[] = {c.read_proportion, c.update_proportion, c.insert_proportion,
+                           c.scan_proportion, c.rmw_proportion};
+  for (size_t i = 0; i < 5; ++i) {
+    share_[i] = shares[i] / total;
+    if (shares[i] > 0) last_positive_ = static_cast<YcsbOperation>(i);
+  }
+  switch (c.distribution) {
+    case YcsbDistribution::kZipfian:
+      // CoreWorkload.init: ScrambledZipfianGenerator(insertstart, insertstart + insertcount +
+      // expectednewkeys), insertstart 0, insertcount record_count.
+      scrambled_.emplace(0, c.zipfian_item_count() - 1, c.zipfian_constant);
+      break;
+    case YcsbDistribution::kLatest:
+      // SkewedLatestGenerator: ZipfianGenerator(basis.lastValue()), the one-argument
+      // constructor: record_count − 1 items.
+      latest_.emplace(c.record_count - 1, c.zipfian_constant,
+                      zipf_zeta(c.record_count - 1, c.zipfian_constant));
+      break;
+    default:
+      break;
+  }
+  if (!c.scan_length_uniform && c.max_scan_length > c.min_scan_length) {
+    // ZipfianGenerator(minscanlength, maxscanlength): θ ZIPFIAN_CONSTANT, max − min + 1 items.
+    const uint64_t n = c.max_scan_length - c.min_scan_length + 1;
+    scan_zipfian_.emplace(n, kYcsbZipfianConstant, zipf_zeta(n, kYcsbZipfianConstant));
+  }
+}
+
+// DiscreteGenerator.nextValue over the operations of positive weight, in CoreWorkload's order:
+// the first whose share exceeds what is left of one uniform variate (past them all, which only
+// rounding could reach and YCSB asserts against, the last).
+YcsbOperation YcsbWorkload::choose() {
+  double u = rng_.uniform();
+  for (size_t k = 0; k < 5; ++k) {
+    if (!(share_[k] > 0)) continue;
+    if (u < share_[k]) return static_cast<YcsbOperation>(k);
+    u -= share_[k];
+  }
+  return last_positive_;
+}
+
+// One key number of the request distribution (CoreWorkload.nextKeynum).
+uint64_t YcsbWorkload::key_number() {
+  for (;;) {
+    uint64_t k = 0;
+    switch (c_.distribution) {
+      case YcsbDistribution::kUniform:
+        k = rng_.below(c_.record_count);
+        break;
+      case YcsbDistribution::kZipfian:
+        k = scrambled_->next(rng_.uniform());
+        break;
+      case YcsbDistribution::kLatest:
+        // SkewedLatestGenerator.nextValue: max − zipfian.nextLong(max), max the newest key.
+        k = last_key_ - latest_->next(rng_.uniform(), last_key_);
+        break;
+      case YcsbDistribution::kHotspot:
+        k = rng_.uniform() < c_.hotspot_opn_fraction
+                ? rng_.below(hot_keys_)
+                : hot_keys_ + rng_.below(c_.record_count - hot_keys_);
+        break;
+    }
+    if (k <= last_key_) return k;
+  }
+}
+
+uint64_t YcsbWorkload::scan_length() {
+  if (c_.max_scan_length <= c_.min_scan_length) return c_.min_scan_length;
+  if (c_.scan_length_uniform) {
+    return c_.min_scan_length + rng_.below(c_.max_scan_length - c_.min_scan_length + 1);
+  }
+  return c_.min_scan_length +
+         scan_zipfian_->next(rng_.uniform(), c_.max_scan_length - c_.min_scan_length + 1);
+}
+
+YcsbOp YcsbWorkload::next() {
+  const YcsbOperation op = choose();
+  switch (op) {
+    case YcsbOperation::kInsert:
+      // transactioninsertkeysequence.nextValue(), then acknowledge: the newest key.
+      return {op, ++last_key_, 0};
+    case YcsbOperation::kScan: {
+      const uint64_t start = key_number();
+      return {op, start, scan_length()};
+    }
+    default:
+      return {op, key_number(), 0};
+  }
+}
+
 uint64_t YcsbConfig::zipfian_item_count() const {
   // CoreWorkload.init: ScrambledZipfianGenerator(insertstart, insertstart + insertcount +
-  // expectednewkeys), both ends inclusive; expectednewkeys = opcount × insertproportion × 2.
-  const double total =
-      read_proportion + update_proportion + insert_proportion + scan_proportion + rmw_proportion;
-  const double insert_share = total > 0 ? insert_proportion / total : 0;
+  // expectednewkeys), both ends inclusive; expectednewkeys = (int)(operationcount ×
+  // insertproportion × 2.0), the property as written (DiscreteGenerator normalizes the
+  // proportions, this does not).
   const auto expected_new_keys =
-      static_cast<uint64_t>(static_cast<double>(operation_count) * insert_share * 2.0);
+      static_cast<uint64_t>(static_cast<double>(operation_count) * insert_proportion * 2.0);
   return record_count + expected_new_keys + 1;
 }
 
 std::string YcsbConfig::identity() const {
+  // "as YCSB 0.17.0": the reference the stream follows (its scrambled zipfian over
+  // ITEM_COUNT = 10^10), so a stream drawn by other rules has another identity and hash.
   return fmt::format(
-      "ycsb workload={} read={} update={} insert={} scan={} rmw={} distribution={} "
+      "ycsb as YCSB 0.17.0 workload={} read={} update={} insert={} scan={} rmw={} distribution={} "
       "records={} operations={} theta={} scan={}-{} scan_uniform={} hot={}/{} load={} {} "
       "seed={} stream={}",
       workload, read_proportion, update_proportion, insert_proportion, scan_proportion,

@@ -1,41 +1,49 @@
 // traces/ycsb.h — the `ycsb` request generator: the transaction phase of YCSB's CoreWorkload
-// (Cooper et al., "Benchmarking cloud serving systems with YCSB", SoCC 2010; the source is
-// github.com/brianfrankcooper/YCSB, core/src/main/java/site/ycsb/, cited below by file), turned
-// into cache requests.
+// (Cooper et al., "Benchmarking cloud serving systems with YCSB", SoCC 2010), turned into cache
+// requests. The reference is YCSB 0.17.0 as released (site.ycsb:core:0.17.0 on Maven Central,
+// its workload files at the git tag 0.17.0 of github.com/brianfrankcooper/YCSB): every constant
+// and rule below was read from that jar's classes (`javap -c -constants`), cited by class, and
+// the generator is tested against tables the jar itself produced (tests/data/ycsb/, written by
+// scripts/ycsb-reference.sh; docs/guide/traces.md, "YCSB: the reference").
 //
-// Operations (workloads/CoreWorkload.java, createOperationGenerator and doTransaction*): each
-// operation is drawn from the proportions read, update, insert, scan, read-modify-write, in that
-// order, by a DiscreteGenerator (generator/DiscreteGenerator.java: one uniform variate, the
-// first operation whose cumulative share exceeds it). `trace.workload` a..f sets the
-// proportions, the request distribution and the scan length of YCSB's workloads/workload[a-f]
-// files; each `*_proportion`, `request_distribution` and `max_scan_length` written overrides it.
+// Operations (CoreWorkload.createOperationGenerator and doTransaction*): each operation is drawn
+// from the proportions read, update, insert, scan, read-modify-write, in that order, by a
+// DiscreteGenerator (one uniform variate u; for each operation of positive weight in that order,
+// the operation if u < its share, else u minus its share). `trace.workload` a..f sets the
+// proportions, the request distribution and the scan length of YCSB 0.17.0's
+// workloads/workload[a-f]; each `*_proportion`, `request_distribution` and `max_scan_length`
+// written overrides it.
 //   read             a get of one key;
 //   update           a set of one key;
 //   insert           a set of a new key: key numbers record_count, record_count + 1, ...
-//                    (AcknowledgedCounterGenerator(recordcount) in CoreWorkload.init), so
-//                    inserts grow the key space the `latest` and `zipfian` choosers draw from;
+//                    (AcknowledgedCounterGenerator(recordcount), whose lastValue() is the newest
+//                    key inserted), so inserts grow the key space the `latest` and `zipfian`
+//                    choosers draw from;
 //   scan             gets of `len` consecutive key numbers from the chosen one, in order, those
-//                    past the last inserted key omitted (a scan returns the records that
-//                    exist), len uniform in [min_scan_length, max_scan_length]
-//                    (scanlengthdistribution=uniform) or YCSB's zipfian over that range;
+//                    past the newest key omitted (a scan returns the records that exist), len a
+//                    UniformLongGenerator(minscanlength, maxscanlength) (scanlengthdistribution
+//                    uniform) or a ZipfianGenerator(minscanlength, maxscanlength), θ 0.99;
 //   read-modify-write  a get then a set of the same key (doTransactionReadModifyWrite).
-// Keys (CoreWorkload.nextKeynum: a key number past the last inserted one is drawn again):
-//   uniform   uniform over the loaded records [0, record_count) (UniformLongGenerator);
-//   zipfian   YCSB's scrambled zipfian (generator/ScrambledZipfianGenerator.java): a value v of
-//             a zipfian over 10^16 + 1 items (Gray et al., "Quickly generating billion-record
-//             synthetic databases", SIGMOD 1994, as generator/ZipfianGenerator.java computes
-//             it), then key fnvhash64(v) mod (record_count + expected new keys + 1), expected
-//             new keys = operation_count × insert_proportion × 2 (CoreWorkload.init), so hot
-//             keys are scattered over the key space. With zipfian_constant 0.99 ζ(n) is YCSB's
-//             constant ZETAN = 26.46902820178302, which is ζ(10^10, 0.99) and not ζ(10^16 + 1):
-//             kept, since it shapes every YCSB run; other constants use ζ(10^16 + 1, θ) as
-//             YCSB's code would (computed here by Euler–Maclaurin, not by YCSB's 10^16-term sum);
-//   latest    YCSB's skewed latest (generator/SkewedLatestGenerator.java): the last inserted
-//             key number minus a zipfian value over the key numbers so far, ζ grown
-//             incrementally as keys are inserted, η kept from the initial count (as YCSB);
-//   hotspot   generator/HotspotIntegerGenerator.java: hotspot_opn_fraction of the operations
-//             uniform over the first ⌊record_count × hotspot_data_fraction⌋ keys, the rest
-//             uniform over the others.
+// Keys (CoreWorkload.nextKeynum: a key number past the newest inserted one is drawn again):
+//   uniform   UniformLongGenerator(0, record_count − 1): the loaded records only;
+//   zipfian   ScrambledZipfianGenerator(0, record_count + expectednewkeys), expectednewkeys =
+//             (int)(operationcount × insertproportion × 2.0) with the insert proportion as
+//             written (CoreWorkload.init): a value v of ZipfianGenerator(0, ITEM_COUNT = 10^10)
+//             (10^10 + 1 items; Gray et al., "Quickly generating billion-record synthetic
+//             databases", SIGMOD 1994), then key fnvhash64(v) mod (record_count +
+//             expectednewkeys + 1), so hot keys are scattered over the key space. At θ = 0.99
+//             ζ(n) is the class's constant ZETAN = 26.46902820178302 (ζ(10^10, 0.99)); another
+//             θ sums ζ(10^10 + 1, θ) (here by Euler–Maclaurin, not YCSB's 10^10-term loop);
+//   latest    SkewedLatestGenerator: the newest key number minus a ZipfianGenerator value over
+//             the newest key number's count of items, ζ grown incrementally as keys are
+//             inserted, η kept from the initial count (record_count − 1 items), as YCSB;
+//   hotspot   HotspotIntegerGenerator(0, record_count − 1, hotspotdatafraction,
+//             hotspotopnfraction): with probability hotspot_opn_fraction uniform over the first
+//             (int)(record_count × hotspot_data_fraction) keys, else uniform over the others.
+// `trace.zipfian_constant` (θ of `zipfian` and `latest`) is FlashPQ's: YCSB 0.17.0's
+// CoreWorkload reads no such property and both choosers use 0.99; with another θ the zipfian
+// is ScrambledZipfianGenerator's three-argument constructor, the latest a ZipfianGenerator of
+// that θ.
 // Sizes: an object's size is fixed per key (traces/object_sizes.h); by default constant,
 // field_count × field_length bytes (YCSB's record of fieldcount fields of fieldlength bytes),
 // the size (or lognormal median) trace.size when it is written.
@@ -43,14 +51,18 @@
 // phase); otherwise a read of a record not yet cached misses (a cold cache).
 //
 // Differences from YCSB, all deliberate: variates come from the cell seed's stream
-// RngStream::kYcsbStream, not java.util.Random (the same shapes, not the same keys); counts are
+// RngStream::kYcsbStream, not ThreadLocalRandom (the same distributions, not the same keys:
+// the tests compare them statistically, and exactly where YCSB is deterministic given its
+// variates); uniform integers are RngStream::below, not Math.abs(nextLong()) mod n; counts are
 // 64-bit where YCSB's Java casts stop at 2^31 − 1; a scan reads consecutive key numbers, where
 // YCSB with insertorder=hashed scans in the order of hashed key names.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "sim/rng.h"
 #include "traces/object_sizes.h"
 #include "traces/trace_reader.h"
 
@@ -65,8 +77,10 @@ double zipf_zeta(uint64_t n, double theta);
 /// absolute value as a Java long (a hash of exactly −2^63 stays as its unsigned bits).
 uint64_t ycsb_fnvhash64(uint64_t value);
 
-/// YCSB's ZipfianGenerator (Gray et al. 1994): values in [0, itemcount] for a count that may
-/// grow, P(0) = 1/ζ(n), P(1) = 2^(−θ)/ζ(n), larger values by Gray's approximation.
+/// YCSB's ZipfianGenerator (Gray et al. 1994) less its base: values in [0, itemcount) for a
+/// count that may grow: 0 if uζ(n) < 1, 1 if uζ(n) < 1 + 0.5^θ, else
+/// (long)(itemcount × (ηu − η + 1)^α), α = 1/(1 − θ), η = (1 − (2/items)^(1−θ)) /
+/// (1 − ζ(2)/ζ(n)) with `items` the constructor's count.
 class YcsbZipfian {
  public:
   /// `items` ≥ 2 items (YCSB's constructor count, kept for η), θ in (0, 1), `zetan` = ζ(items)
@@ -82,6 +96,21 @@ class YcsbZipfian {
   uint64_t items_;
   double theta_, alpha_, zeta2theta_, zetan_, eta_, half_pow_theta_;
   uint64_t count_for_zeta_;
+};
+
+/// YCSB's ScrambledZipfianGenerator(min, max, θ): values in [min, max], fnvhash64 of a
+/// ZipfianGenerator(0, ITEM_COUNT = 10^10) value, mod max − min + 1, plus min; ζ is the class's
+/// ZETAN at θ = 0.99 (exactly, as YCSB compares), ζ(10^10 + 1, θ) otherwise.
+class YcsbScrambledZipfian {
+ public:
+  /// REQUIRES: min ≤ max, θ in (0, 1).
+  YcsbScrambledZipfian(uint64_t min, uint64_t max, double theta);
+  /// The next value for a uniform variate `u` in [0, 1) (YCSB nextValue).
+  uint64_t next(double u);
+
+ private:
+  uint64_t min_, itemcount_;
+  YcsbZipfian zipfian_;
 };
 
 enum class YcsbDistribution : uint8_t { kUniform, kZipfian, kLatest, kHotspot };
@@ -108,16 +137,55 @@ struct YcsbConfig {
   ObjectSizes sizes;
   uint64_t seed = 1;
 
-  /// The key numbers the scrambled zipfian spreads its values over (record_count + expected
-  /// new keys + 1).
+  /// The key numbers the scrambled zipfian spreads its values over: record_count +
+  /// (int)(operation_count × insert_proportion × 2.0) + 1, the insert proportion as written
+  /// (CoreWorkload.init's expectednewkeys, not normalized).
   uint64_t zipfian_item_count() const;
-  /// A stable text of every field (the random stream included), hashed as the content hash.
+  /// A stable text of every field (the random stream and the YCSB version followed included),
+  /// hashed as the content hash.
   std::string identity() const;
   /// Throws std::invalid_argument quoting the bad value.
   void validate() const;
   /// Decodes the generator's keys of `config`, the workload's values for keys not written.
   /// Throws std::invalid_argument for a bad value (as Params::get).
   static YcsbConfig from(const TraceConfig& config);
+};
+
+/// One operation of CoreWorkload's transaction phase, as its DB sees it.
+enum class YcsbOperation : uint8_t { kRead, kUpdate, kInsert, kScan, kReadModifyWrite };
+struct YcsbOp {
+  YcsbOperation type;
+  /// The chosen key number (the scan's start), or the inserted one.
+  uint64_t key;
+  /// Records a scan asks for (DB.scan's recordcount), before the newest key cuts it; else 0.
+  uint64_t scan_length;
+};
+
+/// The operations of CoreWorkload's transaction phase for `config`, without end: the request
+/// distribution, the operation chooser and the scan lengths (traces/ycsb.h). The `ycsb`
+/// generator turns each into its requests; tests compare them with YCSB's own.
+class YcsbWorkload {
+ public:
+  /// REQUIRES: config.validate() passes.
+  explicit YcsbWorkload(const YcsbConfig& config);
+  YcsbOp next();
+  /// The newest key number (record_count − 1 before any insert).
+  uint64_t newest_key() const { return last_key_; }
+
+ private:
+  YcsbOperation choose();
+  uint64_t key_number();
+  uint64_t scan_length();
+
+  YcsbConfig c_;
+  RngStream rng_;
+  double share_[5] = {};
+  YcsbOperation last_positive_ = YcsbOperation::kRead;
+  uint64_t last_key_;
+  uint64_t hot_keys_;
+  std::optional<YcsbScrambledZipfian> scrambled_;
+  std::optional<YcsbZipfian> latest_;
+  std::optional<YcsbZipfian> scan_zipfian_;
 };
 
 }  // namespace flashpq

@@ -326,19 +326,21 @@ TEST_CASE("tiered cell: experiments/kv_compare.yaml shows what its comments say"
     CHECK(dram.at("read_latency_p95_us") == flash.at("read_latency_p95_us"));
     CHECK(num(dram, "throughput_rps") == Approx(4 / 10e-6));
     CHECK(num(flash, "throughput_rps") == Approx(4 / 10e-6));
-    // 7.6× DRAM: flash serves the reads, its read p95 is a flash read, its writes stay in DRAM.
+    // 7.6× DRAM: flash serves the reads, its read p95 is a flash read, its writes stay in DRAM;
+    // DRAM alone misses most gets (0.36 hit with YCSB's zipfian, 0.13 uniform).
     const RowMap& big_dram = by[32000][w]["0"];
     const RowMap& big_flash = by[32000][w]["1"];
-    CHECK(num(big_dram, "object_hit_ratio") < 0.3);
+    CHECK(num(big_dram, "object_hit_ratio") < 0.4);
     CHECK(num(big_flash, "object_hit_ratio") > 0.99);
     CHECK(num(big_dram, "read_latency_p95_us") == Approx(10).epsilon(0.01));
     CHECK(num(big_flash, "read_latency_p95_us") > 150);
     CHECK(num(big_flash, "throughput_rps") < num(big_dram, "throughput_rps") / 5);
     if (w != "c") CHECK(num(big_flash, "write_latency_p95_us") == Approx(10).epsilon(0.01));
   }
-  // Uniform keys: DRAM's hit ratio halves, more reads go to flash, throughput falls.
+  // Uniform keys: DRAM's hit ratio falls to about a third, more reads go to flash, throughput
+  // falls.
   CHECK(num(by[32000]["b-uniform"]["0"], "object_hit_ratio") <
-        0.6 * num(by[32000]["b"]["0"], "object_hit_ratio"));
+        0.5 * num(by[32000]["b"]["0"], "object_hit_ratio"));
   CHECK(num(by[32000]["b-uniform"]["1"], "throughput_rps") <
         num(by[32000]["b"]["1"], "throughput_rps"));
   // D's inserts grow the data past DRAM even from 2,000 records.

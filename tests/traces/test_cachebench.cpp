@@ -1,13 +1,24 @@
 // tests/traces/test_cachebench.cpp — the cachebench generator (traces/cachebench.cpp) with the
-// keys of CacheBench's test_configs/simple_test.json: the op mix within 0.5 %, each key and value
-// size interval's share of the keys within 1 % and uniform within its interval, uniform or zipf
-// popularity, one size per key, seeds bit for bit, bad lists refused.
+// keys of CacheBench's test_configs/simple_test.json. Against CacheBench's own definitions: a
+// sampler written here from CacheLib's cachebench/workload/ (WorkloadDistribution.h,
+// FastDiscrete.h's NormalDistribution, WorkloadGenerator.cpp) on the C++ library distributions
+// CacheBench calls (std::mt19937_64, std::normal_distribution, std::piecewise_constant_
+// distribution, std::discrete_distribution), compared with FlashPQ's stream by two-sample tests
+// at significance 1e-4 (Kolmogorov-Smirnov for the popularity and the sizes, chi-square for the
+// operations and discrete sizes; the seeds are fixed, so the outcome is too): the normal
+// popularity over the key indexes, piecewise-uniform key and value sizes, discrete value sizes
+// and the op mix. Then each key and value size interval's share within 1 %, FlashPQ's uniform
+// and zipf popularity, one size per key, seeds bit for bit, bad lists refused.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <random>
+#include <unordered_map>
 #include <vector>
 
+#include "sim/rng.h"
 #include "traces/generator.h"
 
 namespace flashpq {
@@ -38,8 +49,193 @@ std::vector<Request> read_all(const TraceConfig& c) {
   return out;
 }
 
+// ---- CacheBench's samplers, from CacheLib's cachebench/workload/ on the library distributions
+// it uses (their outputs are the library's: libstdc++ here).
+struct CacheBenchReference {
+  std::mt19937_64 gen{12345};
+
+  // WorkloadDistribution::getPopDist without popularity buckets: NormalDistribution(mu, sigma,
+  // left, right), mu = (left + right) * 0.5, sigma = (right - left) * .5 / 2; its operator():
+  // std::round of the normal until within [left, right].
+  std::vector<size_t> popularity(size_t left, size_t right, size_t n) {
+    std::normal_distribution<double> dist((left + right) * 0.5, (right - left) * .5 / 2);
+    std::vector<size_t> out;
+    for (size_t i = 0; i < n; ++i) {
+      double v;
+      do {
+        v = std::round(dist(gen));
+      } while (v < left || v > right);
+      out.push_back(static_cast<size_t>(v));
+    }
+    return out;
+  }
+  // keySizeDist_, valSizePiecewiseDist_: std::piecewise_constant_distribution<double>, the
+  // sample narrow_cast to size_t.
+  std::vector<size_t> piecewise(const std::vector<double>& range, const std::vector<double>& p,
+                                size_t n) {
+    std::piecewise_constant_distribution<double> dist(range.begin(), range.end(), p.begin());
+    std::vector<size_t> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(static_cast<size_t>(dist(gen)));
+    return out;
+  }
+  // valSizeDiscreteDist_ (the value config_.valSizeRange[idx]) and opDist_:
+  // std::discrete_distribution over the weights.
+  std::vector<size_t> discrete(const std::vector<double>& p, size_t n) {
+    std::discrete_distribution<size_t> dist(p.begin(), p.end());
+    std::vector<size_t> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(dist(gen));
+    return out;
+  }
+};
+
+using Counts = std::map<uint64_t, double>;
+
+template <typename Values>
+Counts count(const Values& values) {
+  Counts c;
+  for (const auto v : values) c[static_cast<uint64_t>(v)] += 1;
+  return c;
+}
+
+double total(const Counts& c) {
+  double n = 0;
+  for (const auto& [v, k] : c) n += k;
+  return n;
+}
+
+// Two-sample Kolmogorov-Smirnov distance, and the distance it rejects at significance 1e-4
+// (c(α) √((n + m)/(nm)), c(α) = √(−ln(α/2)/2); conservative for discrete values).
+double ks_distance(const Counts& a, const Counts& b) {
+  const double na = total(a), nb = total(b);
+  Counts both = a;
+  for (const auto& [v, k] : b) both[v] += 0;
+  double fa = 0, fb = 0, d = 0;
+  for (const auto& [v, unused] : both) {
+    if (auto it = a.find(v); it != a.end()) fa += it->second / na;
+    if (auto it = b.find(v); it != b.end()) fb += it->second / nb;
+    d = std::max(d, std::abs(fa - fb));
+  }
+  return d;
+}
+double ks_critical(const Counts& a, const Counts& b) {
+  const double n = total(a), m = total(b);
+  return std::sqrt(-std::log(1e-4 / 2) / 2) * std::sqrt((n + m) / (n * m));
+}
+
+// Chi-square of two samples' category counts (homogeneity, 2 × k), against its 1 − 1e-4
+// quantile (Wilson–Hilferty, z = 3.7190) on k − 1 degrees of freedom.
+bool same_categories(const Counts& a, const Counts& b, double* chi_out = nullptr) {
+  const double na = total(a), nb = total(b);
+  Counts both = a;
+  for (const auto& [v, k] : b) both[v] += 0;
+  double chi = 0;
+  for (const auto& [v, unused] : both) {
+    const double x = a.count(v) ? a.at(v) : 0, y = b.count(v) ? b.at(v) : 0;
+    const double ex = (x + y) * na / (na + nb), ey = (x + y) * nb / (na + nb);
+    chi += (x - ex) * (x - ex) / ex + (y - ey) * (y - ey) / ey;
+  }
+  const double k = static_cast<double>(both.size()) - 1;
+  const double a2 = 2.0 / (9.0 * k);
+  if (chi_out) *chi_out = chi;
+  return chi < k * std::pow(1 - a2 + 3.7190 * std::sqrt(a2), 3);
+}
+
+// Key index of each request (the generator's key is splitmix64_mix of the index).
+std::vector<uint64_t> key_indexes(const std::vector<Request>& reqs, uint64_t keys) {
+  std::unordered_map<uint64_t, uint64_t> index;  // looked up only
+  for (uint64_t i = 0; i < keys; ++i) index.emplace(splitmix64_mix(i), i);
+  std::vector<uint64_t> out;
+  size_t unknown = 0;
+  for (const Request& r : reqs) {
+    const auto it = index.find(r.key);
+    if (it == index.end()) {
+      ++unknown;
+    } else {
+      out.push_back(it->second);
+    }
+  }
+  REQUIRE(unknown == 0);
+  return out;
+}
+
+TEST_CASE("cachebench vs CacheBench: the normal popularity over the key indexes (KS, 1e-4)",
+          "[cachebench]") {
+  CacheBenchReference cb;
+  for (const uint64_t keys : {100'000ull, 1000ull, 2ull}) {
+    INFO(keys << " keys");
+    TraceConfig c = simple_test(400'000);
+    c.params.set("trace.num_keys", keys);
+    const Counts ours = count(key_indexes(read_all(c), keys));
+    const Counts ref = count(cb.popularity(0, keys - 1, 400'000));
+    INFO("KS " << ks_distance(ours, ref) << ", critical " << ks_critical(ours, ref));
+    CHECK(ks_distance(ours, ref) < ks_critical(ours, ref));
+    if (keys > 2) {
+      // The test can fail: FlashPQ's uniform popularity (its default before) is not it.
+      c.params.set("trace.popularity", "uniform");
+      const Counts uniform = count(key_indexes(read_all(c), keys));
+      CHECK(ks_distance(uniform, ref) > 10 * ks_critical(uniform, ref));
+    }
+  }
+}
+
+TEST_CASE("cachebench vs CacheBench: key and value sizes, the op mix (KS, chi-square, 1e-4)",
+          "[cachebench]") {
+  CacheBenchReference cb;
+  // Key sizes: simple_test.json's [1, 8, 64] with 0.3, 0.7; every value 1 byte, so a request's
+  // size is its key's plus 1. One sample per key (uniform keys, so nearly all are seen).
+  TraceConfig k = simple_test(1'000'000);
+  k.params.set("trace.popularity", "uniform");
+  k.params.set("trace.val_size_range", "1,2");
+  k.params.set("trace.val_size_range_probability", "1");
+  std::map<uint64_t, uint64_t> key_size;
+  for (const Request& r : read_all(k)) key_size.emplace(r.key, r.size_bytes - 1);
+  Counts ours;
+  for (const auto& [key, s] : key_size) ours[s] += 1;
+  Counts ref = count(cb.piecewise({1, 8, 64}, {0.3, 0.7}, 100'000));
+  INFO("key sizes: KS " << ks_distance(ours, ref) << ", critical " << ks_critical(ours, ref));
+  CHECK(ks_distance(ours, ref) < ks_critical(ours, ref));
+  // Value sizes: simple_test.json's [1, 32, 10240, 409200] with 0.1, 0.2, 0.7; 10-byte keys.
+  TraceConfig v = simple_test(1'000'000);
+  v.params.set("trace.popularity", "uniform");
+  v.params.set("trace.key_size_range", "10,11");
+  v.params.set("trace.key_size_range_probability", "1");
+  std::map<uint64_t, uint64_t> value_size;
+  for (const Request& r : read_all(v)) value_size.emplace(r.key, r.size_bytes - 10);
+  ours.clear();
+  for (const auto& [key, s] : value_size) ours[s] += 1;
+  ref = count(cb.piecewise({1, 32, 10240, 409200}, {0.1, 0.2, 0.7}, 100'000));
+  INFO("value sizes: KS " << ks_distance(ours, ref) << ", critical " << ks_critical(ours, ref));
+  CHECK(ks_distance(ours, ref) < ks_critical(ours, ref));
+  // Discrete value sizes: as many probabilities as sizes (usesDiscreteValueSizes).
+  v.params.set("trace.val_size_range", "100,1000,64000");
+  v.params.set("trace.val_size_range_probability", "0.5,0.3,0.2");
+  value_size.clear();
+  for (const Request& r : read_all(v)) value_size.emplace(r.key, r.size_bytes - 10);
+  ours.clear();
+  for (const auto& [key, s] : value_size) ours[s] += 1;
+  ref.clear();
+  const double sizes[] = {100, 1000, 64000};
+  for (const size_t i : cb.discrete({0.5, 0.3, 0.2}, 100'000)) ref[sizes[i]] += 1;
+  double chi = 0;
+  CHECK(ours.size() == 3);
+  const bool discrete_same = same_categories(ours, ref, &chi);
+  INFO("discrete value sizes: chi-square " << chi);
+  CHECK(discrete_same);
+  // The op mix: simple_test.json's weights in opDist_'s order (set, get, del).
+  ours.clear();
+  for (const Request& r : read_all(simple_test(200'000))) {
+    ours[r.op == Op::kSet ? 0 : r.op == Op::kGet ? 1 : 2] += 1;
+  }
+  ref = count(cb.discrete({0.8, 0.15, 0.05}, 200'000));
+  const bool ops_same = same_categories(ours, ref, &chi);
+  INFO("ops: chi-square " << chi);
+  CHECK(ops_same);
+}
+
 TEST_CASE("cachebench: simple_test.json's op mix, sizes and uniform keys", "[cachebench]") {
-  const auto reqs = read_all(simple_test(1'000'000));
+  TraceConfig uniform = simple_test(1'000'000);
+  uniform.params.set("trace.popularity", "uniform");
+  const auto reqs = read_all(uniform);
   REQUIRE(reqs.size() == 1'000'000);
   double gets = 0, sets = 0, dels = 0;
   std::map<uint64_t, uint32_t> size_of;
@@ -76,6 +272,7 @@ TEST_CASE("cachebench: simple_test.json's op mix, sizes and uniform keys", "[cac
 
 TEST_CASE("cachebench: key sizes follow their intervals", "[cachebench]") {
   TraceConfig c = simple_test(200'000);
+  c.params.set("trace.popularity", "uniform");
   c.params.set("trace.val_size_range", "1,2");  // value size 1: the size is the key's plus 1
   c.params.set("trace.val_size_range_probability", "1");
   std::map<uint64_t, uint32_t> size_of;
@@ -126,7 +323,11 @@ TEST_CASE("cachebench: zipf popularity, seeds, and bad lists", "[cachebench]") {
   TraceConfig bad = simple_test(10);
   bad.params.set("trace.val_size_range_probability", "0.5,0.5");
   CHECK_THROWS_WITH(read_all(bad), Catch::Contains("val_size_range_probability") &&
-                                       Catch::Contains("3 intervals"));
+                                       Catch::Contains("3 intervals, or one per size: 4"));
+  bad = simple_test(10);
+  bad.params.set("trace.key_size_range_probability", "0.3,0.3,0.4");  // keys: intervals only
+  CHECK_THROWS_WITH(read_all(bad), Catch::Contains("key_size_range_probability") &&
+                                       Catch::Contains("2 intervals)"));
   bad = simple_test(10);
   bad.params.set("trace.key_size_range", "8,4");
   bad.params.set("trace.key_size_range_probability", "1");
