@@ -92,13 +92,14 @@ test: build
 sanitize-build: deps-sanitize
 	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SAN_FLAGS)" \
-	  -DCMAKE_CXX_COMPILER=$(SAN_CXX) -DFLASHPQ_FUZZ=ON
+	  -DCMAKE_CXX_COMPILER=$(SAN_CXX) -DFLASHPQ_FUZZ=ON -DFLASHPQ_TEST_SPEC="~[slow] ~[.]"
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target flashpq flashpq_tests flashpq_fuzz
 
+# Tests tagged [slow] (long validations on whole traces) run in the Release suite only; the
+# others, one process each, on every core (ctest -L catch: the Catch tests alone).
 test-sanitize: sanitize-build
-	# Tests tagged [slow] (long validations on whole traces) run in the Release suite only.
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ./$(SAN_BUILD)/flashpq_tests "~[slow] ~[.]"
+	  ctest --test-dir $(SAN_BUILD) -L catch -j $(JOBS) --output-on-failure
 
 fuzz: sanitize-build
 	scripts/fuzz.sh $(SAN_BUILD)/flashpq_fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)

@@ -55,7 +55,7 @@ const KeySpec kUtilization =
             "simflash: exported / physical space of the backing device, sized to hold every "
             "object");
 
-const KeySpec kPath =
+const KeySpec kBackingPath =
     key("backing.path", ValueType::kPath)
         .desc(
             "block: the backing store's file (created or extended to hold every object) or "
@@ -77,7 +77,7 @@ const SectionSpec& backing_section() {
                      {}},
        ComponentSpec{
            "simflash", "a second simulated flash device", {kProfile, kUtilization}, {}, {}, {}},
-       ComponentSpec{"block", "a real file or block device", {kPath}, {}, {}, {}}}};
+       ComponentSpec{"block", "a real file or block device", {kBackingPath}, {}, {}, {}}}};
   return section;
 }
 
@@ -86,7 +86,7 @@ BackingConfig BackingConfig::from(const Params& params) {
   const std::string kind = params.get<std::string>(kBackingDeviceKey);
   if (kind == "block") {
     c.kind = BackingKind::kBlock;
-    c.path = params.get<std::string>(kPath);
+    c.path = params.get<std::string>(kBackingPath);
     return c;
   }
   if (kind == "simflash") {

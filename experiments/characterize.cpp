@@ -41,9 +41,9 @@ IoPatternSpec pattern(const std::string& rw, uint32_t bs, uint32_t qd, uint32_t 
 }
 
 // The requests of one pattern: byte offsets (key, offset unit 1) over [0, region).
-class PatternSource {
+class CharacterizationSource {
  public:
-  PatternSource(const IoPatternSpec& p, uint64_t region, uint64_t seed, uint64_t limit)
+  CharacterizationSource(const IoPatternSpec& p, uint64_t region, uint64_t seed, uint64_t limit)
       : p_(p), slots_(region / p.bs), limit_(limit), rng_(seed, RngStream::kBenchDeviceStream) {}
   bool next(Request& r) {
     if (count_ == limit_) return false;
@@ -299,7 +299,7 @@ Characterization characterize_device(const BlockConfig& block, const Characteriz
   c.repeats = o.repeats;
 
   auto run = [&](const IoPatternSpec& p, double seconds, uint64_t limit, CompletionWindow& window) {
-    PatternSource source(p, region, o.seed, limit);
+    CharacterizationSource source(p, region, o.seed, limit);
     TimingConfig timing;
     timing.mode = TimingMode::kWall;
     timing.arrival = ArrivalProcess::kClosedLoop;
@@ -357,7 +357,7 @@ std::vector<PatternMeasurement> simulate_plan(const SimFlashConfig& config,
     const uint64_t cap = std::max<uint64_t>(64ull * kMiB / p.bs, by_rounds);
     const auto n = static_cast<uint64_t>(
         std::ceil(o.scale * static_cast<double>(std::min(std::max(by_rounds, by_bytes), cap))));
-    PatternSource source(p, region, o.seed, n + p.iodepth);
+    CharacterizationSource source(p, region, o.seed, n + p.iodepth);
     TimingConfig timing;
     timing.mode = TimingMode::kSimulated;
     timing.arrival = ArrivalProcess::kClosedLoop;

@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,24 @@ decltype(auto) with_policy(const PolicyConfig& config, Fn&& fn) {
   return with_type_named(Policies{}, config.name, "policy.name", [&](auto type) {
     using P = typename decltype(type)::type;
     return fn(P(config));
+  });
+}
+
+/// with_policy(), except that a policy declaring `DecidesAs` (a public base whose decisions it
+/// makes, only faster: LRU, SLRU-1) is passed as that base, so fn is instantiated once for both.
+/// For code instantiated per policy for many cache types, where the compile cost outweighs the
+/// specialisation's speed (a hierarchy's DRAM tier, experiments/run/tiered_cell.h). Throws as
+/// with_policy().
+template <class Fn>
+decltype(auto) with_policy_as_base(const PolicyConfig& config, Fn&& fn) {
+  return with_policy(config, [&](auto policy) -> decltype(auto) {
+    using P = decltype(policy);
+    if constexpr (requires { typename P::DecidesAs; }) {
+      static_assert(std::is_base_of_v<typename P::DecidesAs, P>);
+      return fn(typename P::DecidesAs(std::move(policy)));
+    } else {
+      return fn(std::move(policy));
+    }
   });
 }
 

@@ -25,7 +25,6 @@ class SlruPolicy {
   }
   static constexpr PriorityKind kKind = PriorityKind::kRelative;
   /// Reads policy.segments (L). Throws std::invalid_argument if it is outside [1, 64].
-  /// Reads policy.segments (L). Throws std::invalid_argument if it is outside [1, 64].
   explicit SlruPolicy(const PolicyConfig& config)
       : SlruPolicy(checked(config.params.get<uint32_t>(kSegmentsKey))) {}
   /// SLRU-L. REQUIRES: segments in [1, 64].
@@ -84,6 +83,10 @@ class LruPolicy : public SlruPolicy {
     return s;
   }
   explicit LruPolicy(const PolicyConfig&) : SlruPolicy(1u) {}
+  /// LRU makes SLRU-1's decisions (its on_hit only skips the test of L), so code instantiated
+  /// once per policy for many cache types may build it as SLRU-1 instead
+  /// (policies/registry.h, with_policy_as_base).
+  using DecidesAs = SlruPolicy;
 
   /// SLRU-1's hit, without testing L: min(1, (1 + ⌈p⌉)/1) = 1 for every p in (0, 1].
   template <class Q>

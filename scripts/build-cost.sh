@@ -4,7 +4,7 @@
 # (every compiler and linker process, summed), wall seconds, and the costliest translation units.
 #   scripts/build-cost.sh [TARGET...]     default: flashpq flashpq_tests (in that order; the
 #                                         tests' figure excludes what flashpq built already)
-#   JOBS=N (default: nproc), TOP=N units listed (default 12)
+#   JOBS=N (default: nproc), TOP=N units listed (default 12), CMAKE_ARGS="-D..." more options
 # Compare two commits side by side on the same machine: run it in a clone of each, alternately.
 set -euo pipefail
 command -v /usr/bin/time > /dev/null || { echo "build-cost.sh: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
@@ -30,7 +30,7 @@ chmod +x "$dir/launch"
 tests=OFF
 for t in "${targets[@]}"; do [ "$t" != flashpq ] && tests=ON; done
 cmake -S "$src" -B "$dir/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_CCACHE=OFF \
-  -DFLASHPQ_BUILD_TESTS=$tests -DCMAKE_CXX_COMPILER_LAUNCHER="$dir/launch" > /dev/null
+  -DFLASHPQ_BUILD_TESTS=$tests -DCMAKE_CXX_COMPILER_LAUNCHER="$dir/launch" ${CMAKE_ARGS:-} > /dev/null
 for t in "${targets[@]}"; do
   : > "$FLASHPQ_TU_LOG"
   t0=$(date +%s.%N)

@@ -32,7 +32,7 @@ namespace flashpq {
 
 namespace {
 
-constexpr size_t kAbsent = static_cast<size_t>(-1);
+constexpr size_t kAbsentColumn = static_cast<size_t>(-1);
 using NamedColumn = std::pair<size_t, const char*>;  // 0-based field index, header name.
 
 class KvcacheCsvReader final : public TraceReader {
@@ -55,14 +55,14 @@ class KvcacheCsvReader final : public TraceReader {
     }
     for (const auto& [col, name] : std::initializer_list<NamedColumn>{
              {key_col_, "key"}, {op_col_, "op"}, {size_col_, "size"}}) {
-      if (col == kAbsent) {
+      if (col == kAbsentColumn) {
         throw TraceError(
             path() + ":1: missing required column '" + name +
             "' (kvcache_csv needs key, op and size); header found: " + csv::quote(header));
       }
     }
     for (size_t col : {key_col_, op_col_, size_col_, count_col_, time_col_}) {
-      if (col != kAbsent) min_fields_ = std::max(min_fields_, col + 1);
+      if (col != kAbsentColumn) min_fields_ = std::max(min_fields_, col + 1);
     }
     header_ = std::string(header);
   }
@@ -109,14 +109,14 @@ class KvcacheCsvReader final : public TraceReader {
       if (!size) field_error("size", "an unsigned integer", fields_[size_col_]);
 
       uint64_t count = 1;
-      if (count_col_ != kAbsent) {
+      if (count_col_ != kAbsentColumn) {
         const std::optional<int64_t> c = csv::parse_signed(fields_[count_col_]);
         if (!c || *c < 1) field_error("op_count", "an integer >= 1", fields_[count_col_]);
         count = static_cast<uint64_t>(*c);
       }
 
       uint64_t time_ns = 0;
-      if (time_col_ != kAbsent) {
+      if (time_col_ != kAbsentColumn) {
         const std::optional<uint64_t> t = csv::parse_time_ns(fields_[time_col_], time_unit_ns_);
         if (!t) field_error("op_time", "a non-negative time", fields_[time_col_]);
         time_ns = *t;
@@ -147,7 +147,7 @@ class KvcacheCsvReader final : public TraceReader {
                                                                       {size_col_, "size"},
                                                                       {count_col_, "op_count"},
                                                                       {time_col_, "op_time"}}) {
-      if (col != kAbsent && col >= fields_.size()) {
+      if (col != kAbsentColumn && col >= fields_.size()) {
         missing = std::string(name) + "' (field " + std::to_string(col + 1) + ")";
         break;
       }
@@ -161,11 +161,11 @@ class KvcacheCsvReader final : public TraceReader {
   double time_unit_ns_;
   std::string header_;
   std::vector<std::string_view> fields_;
-  size_t key_col_ = kAbsent;
-  size_t op_col_ = kAbsent;
-  size_t size_col_ = kAbsent;
-  size_t count_col_ = kAbsent;
-  size_t time_col_ = kAbsent;
+  size_t key_col_ = kAbsentColumn;
+  size_t op_col_ = kAbsentColumn;
+  size_t size_col_ = kAbsentColumn;
+  size_t count_col_ = kAbsentColumn;
+  size_t time_col_ = kAbsentColumn;
   size_t min_fields_ = 0;
   Request pending_;
   uint64_t repeats_left_ = 0;

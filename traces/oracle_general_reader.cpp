@@ -28,7 +28,7 @@ namespace flashpq {
 
 namespace {
 
-constexpr size_t kRecordBytes = 24;
+constexpr size_t kOracleRecordBytes = 24;
 // Records decoded per refill: 384 KiB of input, small enough to stay in L2 on most machines.
 constexpr size_t kChunkRecords = kFuzzingBuild ? 3 : 16 * 1024;
 constexpr uint64_t kNsPerSecond = 1'000'000'000;
@@ -47,12 +47,12 @@ T load_le(const unsigned char* p) {
 class OracleGeneralReader final : public TraceReader {
  public:
   explicit OracleGeneralReader(const std::string& path)
-      : stream_(path), buf_(kChunkRecords * kRecordBytes) {}
+      : stream_(path), buf_(kChunkRecords * kOracleRecordBytes) {}
 
   size_t read(std::span<Request> out) override {
     size_t n = 0;
     while (n < out.size()) {
-      if (end_ - pos_ < kRecordBytes && !refill()) {
+      if (end_ - pos_ < kOracleRecordBytes && !refill()) {
         // A partial record left at the end of the stream: hand out the complete records of
         // this call first, throw on the next call.
         if (end_ != pos_ && n == 0) throw_truncated(end_ - pos_);
@@ -60,7 +60,7 @@ class OracleGeneralReader final : public TraceReader {
       }
       // Tight decode loop over the complete records in the buffer.
       const unsigned char* p = buf_.data() + pos_;
-      const size_t avail = (end_ - pos_) / kRecordBytes;
+      const size_t avail = (end_ - pos_) / kOracleRecordBytes;
       size_t used = 0;
       Request* dst = out.data() + n;
       const size_t room = out.size() - n;
@@ -74,10 +74,10 @@ class OracleGeneralReader final : public TraceReader {
           r.size_bytes = size;
           r.op = Op::kGet;
         }
-        p += kRecordBytes;
+        p += kOracleRecordBytes;
         ++used;
       }
-      pos_ += used * kRecordBytes;
+      pos_ += used * kOracleRecordBytes;
       records_ += used;
       n += written;
     }
@@ -91,21 +91,21 @@ class OracleGeneralReader final : public TraceReader {
   // Returns whether a complete record is now available.
   bool refill() {
     if (!done_) {
-      const size_t tail = end_ - pos_;  // Always < kRecordBytes here.
+      const size_t tail = end_ - pos_;  // Always < kOracleRecordBytes here.
       if (tail != 0) std::memmove(buf_.data(), buf_.data() + pos_, tail);
       const size_t got = stream_.read(buf_.data() + tail, buf_.size() - tail);
       if (got < buf_.size() - tail) done_ = true;  // ByteStream is short only at its end.
       pos_ = 0;
       end_ = tail + got;
     }
-    return end_ - pos_ >= kRecordBytes;
+    return end_ - pos_ >= kOracleRecordBytes;
   }
 
   [[noreturn]] void throw_truncated(size_t present) const {
     throw TraceError(stream_.path() + ": record " + std::to_string(records_) + " at " +
                      (stream_.compressed() ? "decompressed " : "") + "byte offset " +
-                     std::to_string(records_ * kRecordBytes) + " is truncated: only " +
-                     std::to_string(present) + " of its " + std::to_string(kRecordBytes) +
+                     std::to_string(records_ * kOracleRecordBytes) + " is truncated: only " +
+                     std::to_string(present) + " of its " + std::to_string(kOracleRecordBytes) +
                      " bytes are present (file length is not a multiple of 24)");
   }
 

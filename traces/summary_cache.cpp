@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 // The stored format's version; a summary of another version is recomputed. 3: YCSB's load phase
 // counts as preconditioning requests (a stored summary of version 2 says 0).
-constexpr const char* kMagic = "flashpq-summary 3";
+constexpr const char* kSummaryMagic = "flashpq-summary 3";
 
 std::string hex64(uint64_t v) {
   return fmt::format("{:016x}", v);
@@ -147,7 +147,7 @@ std::string describe_summary_origins(const std::vector<SummaryOrigin>& origins, 
 }
 
 std::string format_summary(const TraceSummary& s, const std::string& identity) {
-  std::string out = fmt::format("{}\nidentity {}\n", kMagic,
+  std::string out = fmt::format("{}\nidentity {}\n", kSummaryMagic,
                                 hex64(XXH3_64bits(identity.data(), identity.size())));
   out += fmt::format("requests {}\nunique_objects {}\nworking_set_bytes {}\n", s.requests,
                      s.unique_objects, s.working_set_bytes);
@@ -168,7 +168,7 @@ std::string format_summary(const TraceSummary& s, const std::string& identity) {
 bool parse_summary(const std::string& text, const std::string& identity, TraceSummary& out) {
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || line != kMagic) return false;
+  if (!std::getline(in, line) || line != kSummaryMagic) return false;
   TraceSummary s;
   // Each of the 13 keys exactly once: a repeated key (13 "reuse" lines) must not stand in for
   // a missing one.

@@ -12,7 +12,7 @@ namespace flashpq {
 namespace {
 
 // Validates before the Device base is built from the derived capacity.
-const SimFlashConfig& validated(const SimFlashConfig& c) {
+const SimFlashConfig& validated_for_device(const SimFlashConfig& c) {
   c.validate();
   return c;
 }
@@ -23,7 +23,7 @@ SimFlashDevice::SimFlashDevice(const DeviceConfig& config)
     : SimFlashDevice(simflash_config(config.params, config.seed)) {}
 
 SimFlashDevice::SimFlashDevice(const SimFlashConfig& config)
-    : Device(validated(config).exported_bytes(), config.page_size_bytes),
+    : Device(validated_for_device(config).exported_bytes(), config.page_size_bytes),
       ftl_(config),
       page_shift_(uint32_t(std::countr_zero(config.page_size_bytes))) {}
 

@@ -11,8 +11,8 @@ namespace {
 
 // An object larger than B never fits a block, so the framework never caches it: a note when
 // such objects draw 1 % of the gets and sets or more (they cap its hit ratio below exact's).
-void note_large_objects(const char* framework, uint64_t block_bytes, const CacheShape& shape,
-                        FrameworkLayout& layout) {
+void sipq_note_large_objects(const char* framework, uint64_t block_bytes, const CacheShape& shape,
+                             FrameworkLayout& layout) {
   if (shape.unit_size || shape.sizes == nullptr || shape.sizes->total() == 0) return;
   const uint64_t above = shape.sizes->count_above(block_bytes);
   if (100 * above < shape.sizes->total()) return;
@@ -81,7 +81,7 @@ FrameworkLayout SipqFramework::layout(const Params& params, const CacheShape& sh
   }
   layout.device_bytes = blocks * c.block_size_bytes;
   layout.places_objects = true;
-  note_large_objects("sipq", c.block_size_bytes, shape, layout);
+  sipq_note_large_objects("sipq", c.block_size_bytes, shape, layout);
   return layout;
 }
 

@@ -21,8 +21,8 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return join_names(v, sep);
 }
 
-[[noreturn]] void fail(const std::string& where, const std::string& key,
-                       const std::string& expected, const std::string& found) {
+[[noreturn]] void fail_at(const std::string& where, const std::string& key,
+                          const std::string& expected, const std::string& found) {
   throw ConfigError(
       fmt::format("{}: key '{}': expected {}, found '{}'", where, key, expected, found));
 }
@@ -89,11 +89,12 @@ struct ParsedFile {
 std::vector<ParsedFile::Exclusion> parse_exclude(const std::string& where, const YAML::Node& val,
                                                  const std::string& file) {
   const char* expected = "a list of mappings from dotted keys to a value or a list of values";
-  if (!val.IsSequence() || val.size() == 0) fail(where, "exclude", expected, YAML::Dump(val));
+  if (!val.IsSequence() || val.size() == 0) fail_at(where, "exclude", expected, YAML::Dump(val));
   std::vector<ParsedFile::Exclusion> out;
   for (const auto& entry : val) {
     const std::string ewhere = where_of(file, entry);
-    if (!entry.IsMap() || entry.size() == 0) fail(ewhere, "exclude", expected, YAML::Dump(entry));
+    if (!entry.IsMap() || entry.size() == 0)
+      fail_at(ewhere, "exclude", expected, YAML::Dump(entry));
     ParsedFile::Exclusion e{ewhere, {}};
     for (const auto& kv : entry) {
       const std::string key = kv.first.Scalar();
@@ -108,11 +109,12 @@ std::vector<ParsedFile::Exclusion> parse_exclude(const std::string& where, const
         vals.push_back({scalar_text(kv.second), kwhere});
       } else if (kv.second.IsSequence() && kv.second.size() > 0) {
         for (const auto& item : kv.second) {
-          if (!is_scalar(item)) fail(where_of(file, item), key, "a scalar value", YAML::Dump(item));
+          if (!is_scalar(item))
+            fail_at(where_of(file, item), key, "a scalar value", YAML::Dump(item));
           vals.push_back({scalar_text(item), where_of(file, item)});
         }
       } else {
-        fail(kwhere, key, "a value or a non-empty list of values", YAML::Dump(kv.second));
+        fail_at(kwhere, key, "a value or a non-empty list of values", YAML::Dump(kv.second));
       }
     }
     out.push_back(std::move(e));
@@ -136,7 +138,7 @@ bool takes_list(const std::string& key) {
 std::string list_text(const std::string& where, const std::string& key, const YAML::Node& seq) {
   std::string out;
   for (const auto& item : seq) {
-    if (!is_scalar(item)) fail(where, key, "a list of scalars", YAML::Dump(seq));
+    if (!is_scalar(item)) fail_at(where, key, "a list of scalars", YAML::Dump(seq));
     out += (out.empty() ? "" : ",") + scalar_text(item);
   }
   return out;
@@ -147,20 +149,20 @@ std::string list_text(const std::string& where, const std::string& key, const YA
 std::string list_of_maps_text(const std::string& where, const std::string& key,
                               const YAML::Node& seq) {
   const std::string expected = "a list of maps, each with a name: [{name: NAME, KEY: VALUE}]";
-  if (!seq.IsSequence()) fail(where, key, expected, YAML::Dump(seq));
+  if (!seq.IsSequence()) fail_at(where, key, expected, YAML::Dump(seq));
   std::string out;
   for (const auto& item : seq) {
     if (!item.IsMap() || !item["name"] || !is_scalar(item["name"])) {
-      fail(where, key, expected, YAML::Dump(item));
+      fail_at(where, key, expected, YAML::Dump(item));
     }
     std::string part = scalar_text(item["name"]);
     for (const auto& kv : item) {
       const std::string k = kv.first.Scalar();
       if (k == "name") continue;
-      if (!is_scalar(kv.second)) fail(where, key + " " + k, "a scalar", YAML::Dump(kv.second));
+      if (!is_scalar(kv.second)) fail_at(where, key + " " + k, "a scalar", YAML::Dump(kv.second));
       std::string v = scalar_text(kv.second);
       if (v.find_first_of(" \t;=") != std::string::npos) {
-        fail(where, key + " " + k, "a value without spaces, ';' or '='", v);
+        fail_at(where, key + " " + k, "a value without spaces, ';' or '='", v);
       }
       part += " " + k + "=" + v;
     }
@@ -173,7 +175,7 @@ std::vector<SourcedValue> list_values(const std::string& where_key, const std::s
                                       const YAML::Node& seq, const std::string& file) {
   std::vector<SourcedValue> out;
   if (!seq.IsSequence() || seq.size() == 0) {
-    fail(where_key, key, "a non-empty list of values under matrix:", YAML::Dump(seq));
+    fail_at(where_key, key, "a non-empty list of values under matrix:", YAML::Dump(seq));
   }
   for (const auto& item : seq) {
     if (takes_list_of_maps(key) && item.IsSequence()) {
@@ -184,7 +186,7 @@ std::vector<SourcedValue> list_values(const std::string& where_key, const std::s
       out.push_back({list_text(where_of(file, item), key, item), where_of(file, item)});
       continue;
     }
-    if (!is_scalar(item)) fail(where_of(file, item), key, "a scalar value", YAML::Dump(item));
+    if (!is_scalar(item)) fail_at(where_of(file, item), key, "a scalar value", YAML::Dump(item));
     out.push_back({scalar_text(item), where_of(file, item)});
   }
   return out;
@@ -209,10 +211,10 @@ ParsedFile parse_file(const std::string& file) {
     const std::string where = where_of(file, kv.first);
     if (!top_keys.insert(key).second) throw ConfigError(where + ": key '" + key + "' given twice");
     if (key == "name" || key == "output") {
-      if (!val.IsScalar()) fail(where, key, "a string", YAML::Dump(val));
+      if (!val.IsScalar()) fail_at(where, key, "a string", YAML::Dump(val));
       (key == "name" ? pf.name : pf.output) = val.Scalar();
     } else if (key == "matrix" || key == "zip") {
-      if (!val.IsMap()) fail(where, key, "a mapping of dotted keys to lists", YAML::Dump(val));
+      if (!val.IsMap()) fail_at(where, key, "a mapping of dotted keys to lists", YAML::Dump(val));
       auto& axes = key == "matrix" ? pf.matrix : pf.zip;
       if (key == "zip") pf.zip_where = where;
       for (const auto& axis : val) {
@@ -234,8 +236,8 @@ ParsedFile parse_file(const std::string& file) {
     } else if (key == "exclude") {
       pf.exclude = parse_exclude(where, val, file);
     } else if (!val.IsMap() && !find_key(key) && !allowed_keys_under(key).empty()) {
-      fail(where, key, "a mapping of " + key + " keys (" + allowed_keys_under(key) + ")",
-           is_scalar(val) ? scalar_text(val) : YAML::Dump(val));
+      fail_at(where, key, "a mapping of " + key + " keys (" + allowed_keys_under(key) + ")",
+              is_scalar(val) ? scalar_text(val) : YAML::Dump(val));
     } else if (val.IsMap()) {
       const std::string allowed = allowed_keys_under(key);
       if (allowed.empty()) {
@@ -259,7 +261,7 @@ ParsedFile parse_file(const std::string& file) {
           continue;
         }
         if (!is_scalar(sub.second)) {
-          fail(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
+          fail_at(swhere, full, "a scalar (lists belong under matrix:)", YAML::Dump(sub.second));
         }
         pf.base[full] = {scalar_text(sub.second), swhere};
       }
@@ -267,7 +269,7 @@ ParsedFile parse_file(const std::string& file) {
       if (pf.base.count(key)) throw ConfigError(where + ": key '" + key + "' given twice");
       pf.base[key] = {scalar_text(val), where};
     } else if (find_key(key)) {
-      fail(where, key, "a scalar (lists belong under matrix:)", YAML::Dump(val));
+      fail_at(where, key, "a scalar (lists belong under matrix:)", YAML::Dump(val));
     } else {
       throw ConfigError(
           fmt::format("{}: unknown key '{}' (allowed: {})", where, key, allowed_keys_under("")));
@@ -320,10 +322,10 @@ void apply_override(ParsedFile& pf, const Override& o) {
         vals.push_back({list_text(where, o.key, item), where});
         continue;
       }
-      if (!is_scalar(item)) fail(where, o.key, "a list of scalars", o.value);
+      if (!is_scalar(item)) fail_at(where, o.key, "a list of scalars", o.value);
       vals.push_back({scalar_text(item), where});
     }
-    if (vals.empty()) fail(where, o.key, "a non-empty list", o.value);
+    if (vals.empty()) fail_at(where, o.key, "a non-empty list", o.value);
     if (zipped != pf.zip.end())
       zipped->second = std::move(vals);  // lengths checked later
     else if (axis != pf.matrix.end())

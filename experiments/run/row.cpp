@@ -445,7 +445,7 @@ std::vector<std::string> identity_names(const CellConfig& cell) {
   return out;
 }
 
-double ratio(uint64_t a, uint64_t b) {
+double ratio_or_nan(uint64_t a, uint64_t b) {
   return b == 0 ? std::nan("") : static_cast<double>(a) / static_cast<double>(b);
 }
 
@@ -618,9 +618,10 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   const DeviceCounters& dv0 = m.warm.device;
   const uint64_t miss_bytes = m.end.miss_bytes - m.warm.miss_bytes;
   const uint64_t placed = fw.placed_bytes - fw0.placed_bytes;
-  const double wa_impl =
-      direct || !m.places_objects ? nan : ratio(dv.write_bytes - dv0.write_bytes, miss_bytes);
-  const double wa_objects = direct ? nan : ratio(placed, miss_bytes);
+  const double wa_impl = direct || !m.places_objects
+                             ? nan
+                             : ratio_or_nan(dv.write_bytes - dv0.write_bytes, miss_bytes);
+  const double wa_objects = direct ? nan : ratio_or_nan(placed, miss_bytes);
   auto per_object = [&](uint64_t bytes) {
     return m.objects ? static_cast<double>(bytes) / static_cast<double>(m.objects) : nan;
   };
@@ -629,8 +630,8 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
                         n(h.set_requests),
                         n(h.delete_requests),
                         direct ? n(nan) : n(h.hits),
-                        direct ? n(nan) : n(ratio(h.hits, h.get_requests)),
-                        direct ? n(nan) : n(ratio(h.bytes_hit, h.bytes_requested)),
+                        direct ? n(nan) : n(ratio_or_nan(h.hits, h.get_requests)),
+                        direct ? n(nan) : n(ratio_or_nan(h.bytes_hit, h.bytes_requested)),
                         direct ? n(nan) : n(h.compulsory_misses),
                         n(h.bytes_requested),
                         direct ? n(nan) : n(h.bytes_hit),
@@ -672,9 +673,9 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
     };
     put(tier_columns(),
         {n(t.dram_hits - t0.dram_hits), n(t.flash_hits - t0.flash_hits),
-         n(ratio(t.dram_hits - t0.dram_hits, h.get_requests)),
-         n(ratio(t.flash_hits - t0.flash_hits, h.get_requests)), n(t.promotions - t0.promotions),
-         n(t.flash_admission_accepts - t0.flash_admission_accepts),
+         n(ratio_or_nan(t.dram_hits - t0.dram_hits, h.get_requests)),
+         n(ratio_or_nan(t.flash_hits - t0.flash_hits, h.get_requests)),
+         n(t.promotions - t0.promotions), n(t.flash_admission_accepts - t0.flash_admission_accepts),
          n(t.flash_admission_rejects - t0.flash_admission_rejects),
          n(t.backing_reads - t0.backing_reads), n(t.backing_read_bytes - t0.backing_read_bytes),
          n(t.backing_writes - t0.backing_writes), n(t.backing_write_bytes - t0.backing_write_bytes),

@@ -42,9 +42,10 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
   dram_config.validate();
   const FrameworkConfig exact{"exact", {}};
   NullDevice dram_device;
-  with_policy(PolicyConfig{cell.tiers.dram_policy, {}}, [&](auto dram_policy) {
+  with_policy_as_base(PolicyConfig{cell.tiers.dram_policy, {}}, [&](auto dram_policy) {
     // Built by type on the exact queue: dispatching DRAM's framework by name would instantiate
-    // a hierarchy for every framework as DRAM's, three times the code of the one that runs.
+    // a hierarchy for every framework as DRAM's, three times the code of the one that runs;
+    // LRU as SLRU-1 (the same decisions): one hierarchy fewer per flash cache type.
     using DP = decltype(dram_policy);
     Cache<DP, ExactFramework::Queue<DP>> dram(dram_config, exact, std::move(dram_policy),
                                               dram_device);
