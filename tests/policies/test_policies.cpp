@@ -248,8 +248,10 @@ TEST_CASE("policies agree with the reference models on w106 (first 100k, unit si
 }
 #endif
 
+// The whole bundled trace: a validation, [slow] (the Release suite only; under the sanitizers
+// it took two minutes, and the random sequences below reach the same code).
 TEST_CASE("policies agree with the reference models on adaptsize (byte sizes)",
-          "[policies][agreement]") {
+          "[policies][agreement][slow]") {
   const auto& trace =
       load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", SIZE_MAX);
   REQUIRE(trace.size() == 66'987);
@@ -258,7 +260,7 @@ TEST_CASE("policies agree with the reference models on adaptsize (byte sizes)",
 }
 
 TEST_CASE("policies agree with the reference models on adaptsize, on_size_change=update",
-          "[policies][agreement]") {
+          "[policies][agreement][slow]") {
   const auto& trace =
       load_trace(FLASHPQ_SOURCE_DIR "/traces/data/adaptsize-request.oracleGeneral.zst", SIZE_MAX);
   REQUIRE(trace.size() == 66'987);
