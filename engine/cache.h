@@ -97,7 +97,7 @@ class Cache {
         admission_(std::move(admission)),
         policy_(std::move(policy)),
         queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
-                            EvictionSink{&Cache::before_evict, this}}) {}
+                            EvictionSink{&Cache::before_evict, this}, &policy_}) {}
 
   Cache(const Cache&) = delete;
   Cache& operator=(const Cache&) = delete;
@@ -107,6 +107,7 @@ class Cache {
   /// emits it (and find_to_front) out of line, which cost exact LRU + TinyLFU 30 of its 198
   /// instructions per request on w106 (callgrind) and half of TinyLFU's time overhead.
   [[gnu::always_inline]] bool access(const Request& r) {
+    if constexpr (requires { policy_.on_request(r); }) policy_.on_request(r);
     if constexpr (A::kEnabled) {
       if (r.op != Op::kDelete) admission_.record(r.key);
     }
@@ -220,6 +221,16 @@ class Cache {
 
   void insert(uint64_t key, uint32_t size) {
     if (!queue_.admits(size)) return;  // never admitted
+    // A policy that owns its structure sees the miss before admission and eviction (ARC's
+    // ghost hits adapt its target, engine/policy.h OwningPolicy); one whose on_miss returns a
+    // bool may decline to cache the object (S3-FIFO, 2Q: larger than their small queue).
+    if constexpr (requires { policy_.on_miss(table_, key, size); }) {
+      if constexpr (std::is_same_v<decltype(policy_.on_miss(table_, key, size)), bool>) {
+        if (!policy_.on_miss(table_, key, size)) return;  // not cached: a miss
+      } else {
+        policy_.on_miss(table_, key, size);
+      }
+    }
     if constexpr (A::kEnabled) {
       const Handle victim = queue_.victim(size);
       if (victim != kNoHandle && !admission_.admit(key, table_[victim].key)) {

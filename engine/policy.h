@@ -15,17 +15,27 @@
 //                                                                  still queued
 // Policies are templates, not virtual classes: the cache is instantiated once per
 // (policy, framework) pair so that no virtual call sits on the per-request path.
+//
+// A second kind of policy owns its structure (PriorityKind::kOwning, the OwningPolicy concept
+// below): S3-FIFO, SIEVE, ARC, 2Q, LIRS, LFU, CLOCK, Belady keep their own queues, ghosts,
+// hands or stacks over the ObjectTable's entries and decide their victims themselves; the exact
+// framework's queue for them (engine/exact/owned_queue.h) asks the policy for each victim and
+// keeps the capacity, the naive placement on the device and the counters as for any policy.
+// They satisfy the Policy concept too (their three hooks ignore the queue), so the cache, the
+// admission seam and the hierarchies take them unchanged.
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 
 #include "engine/object_table.h"
 
 namespace flashpq {
 
-/// Which interface of §4.1 a policy uses.
-enum class PriorityKind { kRelative, kAbsolute };
+/// Which interface of §4.1 a policy uses, or none: kOwning, a policy that orders its objects
+/// itself (OwningPolicy below).
+enum class PriorityKind { kRelative, kAbsolute, kOwning };
 
 /// A relative queue whose priorities are exactly the grid k/L of the policy (the exact
 /// framework's, engine/exact/relative_queue.h): it also takes and reports priorities as the
@@ -66,6 +76,40 @@ concept Policy = requires(P p, const P cp, PolicyQueueArchetype& q, ObjectTable&
   p.on_insert(q, t, h);
   p.on_hit(q, t, h);
   p.on_evict(q, t, h);
+};
+
+/// A policy that owns its structure (see the file comment). Besides the Policy hooks (on_insert,
+/// on_hit, on_evict, which it implements on its own structure and whose queue argument it
+/// ignores), it provides, for the exact framework's ExactOwnedQueue (engine/exact/owned_queue.h):
+///   void attach(ObjectTable&, uint64_t capacity);  once, before any request: the table whose
+///                                   entries it links (their prev, next and slot words are the
+///                                   policy's) and the capacity C (bytes; objects in unit-size
+///                                   mode) its queue shares are computed from;
+///   Handle victim(ObjectTable&);    the object the next eviction removes, or kNoHandle when
+///                                   nothing is cached. It may advance the policy's own scan
+///                                   to find it (SIEVE's hand, S3-FIFO's moves from the small
+///                                   queue, CLOCK's second chances): what the next eviction
+///                                   would do anyway, so a second call returns the same object;
+///   void unlink(ObjectTable&, Handle);  takes h out of the structure (an eviction, after
+///                                   on_evict, or a delete or replacement);
+///   size_t memory_bytes() const;    DRAM of its own structures outside the entries (ghosts,
+///                                   side vectors, heaps), from allocated capacities.
+/// Optional hooks, found by `requires` and costing nothing when absent:
+///   void on_miss(ObjectTable&, uint64_t key, uint32_t size);  a get that missed or a set, before
+///                                   admission and eviction (ARC's and 2Q's ghost hits adapt
+///                                   there, ARC's replace depends on it); returning bool instead,
+///                                   false declines to cache the object (libCacheSim's
+///                                   can_insert: S3-FIFO and 2Q never cache an object larger
+///                                   than their small queue), the request a miss;
+///   void on_request(const Request&);  every request, first (Belady's next-access stream).
+template <class P>
+concept OwningPolicy = Policy<P> &&
+                       P::kKind == PriorityKind::kOwning&& requires(P p, const P cp, ObjectTable& t,
+                                                                    Handle h, uint64_t c) {
+  p.attach(t, c);
+  { p.victim(t) } -> std::convertible_to<Handle>;
+  p.unlink(t, h);
+  { cp.memory_bytes() } -> std::convertible_to<size_t>;
 };
 
 }  // namespace flashpq

@@ -248,6 +248,9 @@ struct QueueContext {
   /// Relative policies: the L of their k/L priorities (engine/exact/relative_queue.h).
   uint32_t grid;
   EvictionSink sink;
+  /// A policy that owns its structure (engine/policy.h OwningPolicy): the cache's policy
+  /// object, which the exact framework's ExactOwnedQueue<P> asks for victims; null otherwise.
+  void* owning_policy = nullptr;
 };
 
 /// Object-level accounting of a framework. Balance (checked by tests): every object copy

@@ -7,16 +7,20 @@
 
 #include "engine/exact/absolute_queue.h"
 #include "engine/exact/exact_config.h"
+#include "engine/exact/owned_queue.h"
 #include "engine/exact/relative_queue.h"
 #include "engine/policy.h"
 #include "sim/params.h"
 
 namespace flashpq {
 
-/// The exact framework's queue for a policy: exact relative (segments) or exact absolute (heap).
+/// The exact framework's queue for a policy: exact relative (segments), exact absolute (heap),
+/// or, for a policy that owns its structure, the policy's own order (engine/exact/owned_queue.h).
 template <class P>
 using ExactQueueFor =
-    std::conditional_t<P::kKind == PriorityKind::kRelative, ExactRelativeQueue, ExactAbsoluteQueue>;
+    std::conditional_t<P::kKind == PriorityKind::kOwning, ExactOwnedQueue<P>,
+                       std::conditional_t<P::kKind == PriorityKind::kRelative, ExactRelativeQueue,
+                                          ExactAbsoluteQueue>>;
 
 struct ExactFramework {
   /// "exact": framework.placement, framework.placement_alignment, framework.read_hits.
