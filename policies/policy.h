@@ -17,12 +17,29 @@ namespace flashpq {
 /// The `policy:` section of an experiment: the registered name (policies/registry.h) and the
 /// values of the section's keys.
 struct PolicyConfig {
-  /// Registered policy name: fifo | lru | slru | gdsf | wtinylfu. Default "lru". wtinylfu is a
-  /// complete cache on the exact framework (policies/wtinylfu.h), not a §4.1 policy.
+  /// Registered policy name (policies/registry.h: priority rules, policies that own their
+  /// structure, whole caches). Default "lru". wtinylfu is a complete cache on the exact framework
+  /// (policies/wtinylfu.h), not a §4.1 policy.
   std::string name = "lru";
   /// The policy.* values, by dotted key.
   Params params;
+  /// For the offline bounds (belady, pfoo_l): the next-access file of the cell's trace
+  /// (engine/next_access.h), filled in by the runner (experiments/run/cell_runner.cpp), never
+  /// written in an experiment. Empty otherwise.
+  std::string next_access_file;
 };
+
+/// The requirement every policy that owns its structure declares (engine/policy.h
+/// OwningPolicy): it runs on framework exact, whose queue asks it for victims; RIPQ and SIPQ
+/// realise priority rules only (docs/guide/policies.md "On flash").
+inline Requirement exact_framework_only(const std::string& policy) {
+  return Requirement{{},
+                     "framework.name",
+                     {"exact"},
+                     "policy " + policy +
+                         " owns its structure (queues, ghosts, hands): it runs on framework exact "
+                         "only, where every device, admission and timing mode is available"};
+}
 
 /// policy.segments, read by SLRU-L and GDSF-L: L, the number of segments of SLRU-L, the
 /// frequency cap of GDSF-L. Range [1, 64]. Default 3. FIFO and LRU (SLRU-1) do not read it.

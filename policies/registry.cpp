@@ -2,12 +2,14 @@
 #include "policies/registry.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace flashpq {
 
 const std::vector<std::string>& policy_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v = type_names(Policies{});
+    for (const std::string& n : type_names(OwningPolicies{})) v.push_back(n);
     for (const std::string& n : type_names(CachePolicies{})) v.push_back(n);
     return v;
   }();
@@ -24,9 +26,56 @@ bool is_cache_policy(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool is_owning_policy(const std::string& name) {
+  static const std::vector<std::string> names = type_names(OwningPolicies{});
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+namespace {
+template <class... T>
+void add_future_readers(TypeList<T...>, std::vector<std::string>& out) {
+  auto add = [&]<class P>(std::type_identity<P>) {
+    if constexpr (requires { P::kReadsNextAccess; }) {
+      if (P::kReadsNextAccess) out.push_back(P::spec().name);
+    }
+  };
+  (add(std::type_identity<T>{}), ...);
+}
+}  // namespace
+
+bool policy_reads_next_access(const std::string& name) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    add_future_readers(Policies{}, v);
+    add_future_readers(OwningPolicies{}, v);
+    add_future_readers(CachePolicies{}, v);
+    return v;
+  }();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+uint64_t policy_bytes_per_trace_request(const std::string& name) {
+  uint64_t bytes = 0;
+  auto scan = [&]<class... T>(TypeList<T...>) {
+    auto one = [&]<class P>(std::type_identity<P>) {
+      if constexpr (requires { P::kBytesPerTraceRequest; }) {
+        if (P::spec().name == name) bytes = P::kBytesPerTraceRequest;
+      }
+    };
+    (one(std::type_identity<T>{}), ...);
+  };
+  scan(OwningPolicies{});
+  scan(CachePolicies{});
+  return bytes;
+}
+
 void check_policy(const PolicyConfig& config) {
   if (is_cache_policy(config.name)) return;  // no keys of its own
-  with_policy(config, [](auto) {});          // a policy is cheap to build: build it
+  if (is_owning_policy(config.name)) {
+    with_owning_policy(config, [](auto) {});  // reads and checks its keys
+    return;
+  }
+  with_policy(config, [](auto) {});  // a policy is cheap to build: build it
 }
 
 void check_admission(const AdmissionConfig& config) {
@@ -39,6 +88,7 @@ void check_admission(const AdmissionConfig& config) {
 const SectionSpec& policy_section() {
   static const SectionSpec section = [] {
     std::vector<ComponentSpec> components = type_specs(Policies{});
+    for (const ComponentSpec& c : type_specs(OwningPolicies{})) components.push_back(c);
     for (const ComponentSpec& c : type_specs(CachePolicies{})) components.push_back(c);
     return registry_section("policy", {},
                             key("policy.name", ValueType::kEnum).def("lru").desc("caching policy"),

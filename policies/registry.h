@@ -26,6 +26,9 @@ namespace flashpq {
 
 /// The priority policies (RIPQ paper Table 2), one line each, in registration order.
 using Policies = TypeList<FifoPolicy, LruPolicy, SlruPolicy, GdsfPolicy>;
+/// The policies that own their structure (engine/policy.h OwningPolicy), one line each: they run
+/// on framework exact (engine/exact/owned_queue.h), on any device, with any admission.
+using OwningPolicies = TypeList<SievePolicy>;
 /// The policies that are whole caches (framework exact only), one line each.
 using CachePolicies = TypeList<WTinyLfu>;
 /// The admission policies, one line each: NoAdmission is the admission seam's own
@@ -38,6 +41,16 @@ const std::vector<std::string>& policy_names();
 const std::vector<std::string>& admission_names();
 /// True if `name` is registered in CachePolicies.
 bool is_cache_policy(const std::string& name);
+/// True if `name` is registered in OwningPolicies.
+bool is_owning_policy(const std::string& name);
+/// True if the policy registered as `name` reads the trace's future (declares
+/// `kReadsNextAccess`: the offline bounds, policies/belady.h and policies/pfoo_l.h): its cell
+/// fills PolicyConfig::next_access_file before building it.
+bool policy_reads_next_access(const std::string& name);
+/// Bytes the policy registered as `name` holds per request of the trace, beyond its cache
+/// (`kBytesPerTraceRequest`: PFOO-L's intervals), for a cell's memory estimate; 0 for the
+/// others.
+uint64_t policy_bytes_per_trace_request(const std::string& name);
 
 /// The `policy:` and `admission:` sections (sim/params.h): their selector and every
 /// component's keys.
@@ -60,7 +73,24 @@ decltype(auto) with_policy(const PolicyConfig& config, Fn&& fn) {
                                 "' is a complete cache, not a priority-queue policy: build it "
                                 "with with_cache_policy(), on the exact framework only");
   }
+  if (is_owning_policy(config.name)) {
+    throw std::invalid_argument("policy '" + config.name +
+                                "' owns its structure, not a priority-queue policy: build it "
+                                "with with_owning_policy(), on the exact framework only");
+  }
   return with_type_named(Policies{}, config.name, "policy.name", [&](auto type) {
+    using P = typename decltype(type)::type;
+    return fn(P(config));
+  });
+}
+
+/// Calls fn(P{config}) with the policy registered under config.name in OwningPolicies and
+/// returns its result: fn builds it on the exact framework (ExactFramework::Queue<P> is its
+/// ExactOwnedQueue). Throws std::invalid_argument for a name not registered there, or a bad
+/// value of the policy's keys.
+template <class Fn>
+decltype(auto) with_owning_policy(const PolicyConfig& config, Fn&& fn) {
+  return with_type_named(OwningPolicies{}, config.name, "policy.name", [&](auto type) {
     using P = typename decltype(type)::type;
     return fn(P(config));
   });
@@ -92,7 +122,11 @@ decltype(auto) with_cache_policy(const PolicyConfig& config, const CacheConfig& 
                                  Fn&& fn) {
   return with_type_named(CachePolicies{}, config.name, "policy.name", [&](auto type) {
     using C = typename decltype(type)::type;
-    return C::build(cache, admission, expected_objects, fn);
+    if constexpr (requires { C::build(config, cache, admission, expected_objects, fn); }) {
+      return C::build(config, cache, admission, expected_objects, fn);  // reads the section
+    } else {
+      return C::build(cache, admission, expected_objects, fn);
+    }
   });
 }
 

@@ -226,12 +226,15 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
           values.at(kStatsIntervalKey.name).text, timing_mode_name(c.timing.mode), c.device.name,
           c.framework.name));
     }
-    if (c.tiers.enabled() && (is_cache_policy(c.tiers.dram_policy) ||
-                              std::find(policy_names().begin(), policy_names().end(),
-                                        c.tiers.dram_policy) == policy_names().end())) {
+    // The DRAM tier is built by type on the exact queue for the priority rules only
+    // (experiments/run/tiered_cell.h): a policy that owns its structure runs as the flash tier.
+    if (c.tiers.enabled() &&
+        (is_cache_policy(c.tiers.dram_policy) || is_owning_policy(c.tiers.dram_policy) ||
+         std::find(policy_names().begin(), policy_names().end(), c.tiers.dram_policy) ==
+             policy_names().end())) {
       std::vector<std::string> priority;
       for (const std::string& p : policy_names()) {
-        if (!is_cache_policy(p)) priority.push_back(p);
+        if (!is_cache_policy(p) && !is_owning_policy(p)) priority.push_back(p);
       }
       throw std::invalid_argument(fmt::format("key 'tiers.dram_policy': expected {}, found '{}'",
                                               join_names(priority, ", "), c.tiers.dram_policy));

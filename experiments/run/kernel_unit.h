@@ -4,7 +4,9 @@
 // is FLASHPQ_KERNEL_UNIT(K), the kernels of
 //   K < |Policies| × |caching frameworks|: priority policy K / F on caching framework K % F
 //       (F = the frameworks with a queue, in registration order), with every admission policy;
-//   after that: cache policy K − |Policies| × F.
+//   then one unit per policy that owns its structure (OwningPolicies), on framework exact, with
+//       every admission policy;
+//   after that: cache policy K − |Policies| × F − |OwningPolicies|.
 // The registries (policies/registry.h, engine/framework.h) are the only lists: a new policy or
 // framework needs no line here, only the build's count of units, which kernels.cpp checks.
 #pragma once
@@ -66,7 +68,8 @@ using CachingFrameworks = decltype(caching(TypeList<>{}, Frameworks{}));
 /// Units the registries need: one per (priority policy, caching framework), one per cache
 /// policy.
 inline constexpr size_t kUnitsNeeded =
-    ListSize<Policies>::value * ListSize<CachingFrameworks>::value + ListSize<CachePolicies>::value;
+    ListSize<Policies>::value * ListSize<CachingFrameworks>::value +
+    ListSize<OwningPolicies>::value + ListSize<CachePolicies>::value;
 
 // ---- Cache builders --------------------------------------------------------------------------
 // build(policy, admission, framework, cache, expected_objects, device, fn) builds the cache and
@@ -92,13 +95,22 @@ struct PriorityCacheBuilder {
 template <class C>
 struct CachePolicyBuilder {
   template <class Fn>
-  static void build(const PolicyConfig&, const AdmissionConfig& admission_config,
+  static void build(const PolicyConfig& policy_config, const AdmissionConfig& admission_config,
                     const FrameworkConfig&, const CacheConfig& cache, uint64_t expected_objects,
                     Device&, Fn&& fn) {
-    C::build(cache, admission_config, expected_objects, [&](auto& c) {
+    auto run = [&](auto& c) {
       if constexpr (requires { c.reserve(size_t{}); }) c.reserve(expected_objects);
       fn(c);
-    });
+    };
+    // A cache policy reads the policy section when its build() takes it (PFOO-L: the trace's
+    // next-access file).
+    if constexpr (requires {
+                    C::build(policy_config, cache, admission_config, expected_objects, run);
+                  }) {
+      C::build(policy_config, cache, admission_config, expected_objects, run);
+    } else {
+      C::build(cache, admission_config, expected_objects, run);
+    }
   }
 };
 
@@ -223,12 +235,16 @@ std::vector<KernelEntry> unit() {
   static_assert(K < kUnitsNeeded, "kernel unit index past what the registries need");
   constexpr size_t frameworks = ListSize<CachingFrameworks>::value;
   constexpr size_t priority = ListSize<Policies>::value * frameworks;
+  constexpr size_t owning = ListSize<OwningPolicies>::value;
   if constexpr (K < priority) {
     using P = typename ListAt<Policies, K / frameworks>::type;
     using F = typename ListAt<CachingFrameworks, K % frameworks>::type;
     return priority_entries<P, F>(AdmissionPolicies{});
+  } else if constexpr (K < priority + owning) {
+    using P = typename ListAt<OwningPolicies, K - priority>::type;
+    return priority_entries<P, ExactFramework>(AdmissionPolicies{});
   } else {
-    using C = typename ListAt<CachePolicies, K - priority>::type;
+    using C = typename ListAt<CachePolicies, K - priority - owning>::type;
     return {KernelEntry{C::spec().name, "", "", kernels_of<CachePolicyBuilder<C>>()}};
   }
 }

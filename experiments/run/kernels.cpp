@@ -22,8 +22,8 @@ template <class... T>
 constexpr size_t list_size(TypeList<T...>) {
   return sizeof...(T);
 }
-constexpr size_t kUnitsNeeded =
-    list_size(Policies{}) * caching_count(Frameworks{}) + list_size(CachePolicies{});
+constexpr size_t kUnitsNeeded = list_size(Policies{}) * caching_count(Frameworks{}) +
+                                list_size(OwningPolicies{}) + list_size(CachePolicies{});
 static_assert(FLASHPQ_KERNEL_UNITS == kUnitsNeeded,
               "CMakeLists.txt (flashpq_kernel_units) generated another number of kernel units "
               "than the registries need: it counts the type lists of policies/registry.h and "

@@ -409,11 +409,11 @@ TEST_CASE("policy.segments outside 1..64 is an error", "[experiments]") {
 
 TEST_CASE("unknown policy name is an error listing the registered policies", "[experiments]") {
   TempDir dir;
-  const std::string path = dir.write("e.yaml", header() + "policy: {name: arc}\n");
+  const std::string path = dir.write("e.yaml", header() + "policy: {name: hyperbolic}\n");
   const std::string msg = config_error(path);
   CHECK_THAT(msg, Contains(path + ":4:"));
   CHECK_THAT(msg, Contains("policy.name"));
-  CHECK_THAT(msg, Contains("'arc'"));
+  CHECK_THAT(msg, Contains("'hyperbolic'"));
   for (const auto& name : policy_names()) CHECK_THAT(msg, Contains(name));
   CHECK_THAT(msg, Contains("fifo, lru, slru, gdsf"));
 }
@@ -576,10 +576,10 @@ TEST_CASE("override: --set with a list creates a matrix axis", "[experiments]") 
   }
   SECTION("a value in the list is validated, the error naming --set") {
     const std::string path = dir.write("s.yaml", header());
-    const std::string msg = config_error(path, {{"policy.name", "[fifo,arc]"}});
+    const std::string msg = config_error(path, {{"policy.name", "[fifo,hyperbolic]"}});
     CHECK_THAT(msg, Contains("--set"));
     CHECK_THAT(msg, Contains("policy.name"));
-    CHECK_THAT(msg, Contains("'arc'"));
+    CHECK_THAT(msg, Contains("'hyperbolic'"));
   }
 }
 

@@ -513,7 +513,7 @@ TEST_CASE("policy wtinylfu is registered but is not a with_policy policy", "[adm
   } catch (const std::invalid_argument& e) {
     CHECK_THAT(std::string(e.what()), Contains("with_cache_policy"));
   }
-  p.name = "arc";
+  p.name = "hyperbolic";
   CHECK_THAT(
       [&] {
         try {
