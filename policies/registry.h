@@ -29,9 +29,9 @@ using Policies = TypeList<FifoPolicy, LruPolicy, SlruPolicy, GdsfPolicy>;
 /// The policies that own their structure (engine/policy.h OwningPolicy), one line each: they run
 /// on framework exact (engine/exact/owned_queue.h), on any device, with any admission.
 using OwningPolicies = TypeList<S3FifoPolicy, SievePolicy, ArcPolicy, TwoQPolicy, LirsPolicy,
-                                LfuPolicy, LfudaPolicy, ClockPolicy>;
+                                LfuPolicy, LfudaPolicy, ClockPolicy, BeladyPolicy>;
 /// The policies that are whole caches (framework exact only), one line each.
-using CachePolicies = TypeList<WTinyLfu>;
+using CachePolicies = TypeList<WTinyLfu, PfooL>;
 /// The admission policies, one line each: NoAdmission is the admission seam's own
 /// (engine/admission.h).
 using AdmissionPolicies = TypeList<NoAdmission, TinyLfuAdmission>;

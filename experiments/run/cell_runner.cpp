@@ -12,6 +12,8 @@
 #include "experiments/run/row.h"
 #include "experiments/run/runners.h"
 #include "fmt/format.h"
+#include "policies/registry.h"
+#include "traces/next_access.h"
 
 namespace flashpq {
 
@@ -111,6 +113,14 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
         "the warm-up leaves {} of the trace's {} requests measured, under 10 %: lower warmup",
         measured, summary.requests));
   }
+  // The offline bounds bound the misses of the whole trace: a policy may give up hits before
+  // the warm-up's end for a better start after it (docs/guide/policies.md "The offline bounds").
+  if (policy_reads_next_access(cell.policy.name) && plan.warmup_requests != 0) {
+    plan.notes.push_back(fmt::format(
+        "policy {} bounds the whole trace's misses, but the row measures after a warm-up of {} "
+        "requests: set warmup: 0 for the bound",
+        cell.policy.name, plan.warmup_requests));
+  }
   // In a hierarchy a flash tier that holds everything is a design (an SSD as large as the data,
   // as extstore's), the DRAM tier above it is where eviction happens: no note.
   if (!plan.direct && !plan.tiers.enabled() && working_set != 0 &&
@@ -154,6 +164,11 @@ uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summar
       const double m = t.empty() ? 1.0 : std::max(1.0, std::strtod(t.c_str(), nullptr));
       bytes += static_cast<uint64_t>(16.0 * m * static_cast<double>(plan.expected_objects));
     }
+    // A policy that owns its structure keeps ghosts: at most two per cached object (LIRS's
+    // non-resident blocks in S), about 40 B each (engine/ghost_list.h).
+    if (is_owning_policy(cell.policy.name)) bytes += 80 * plan.expected_objects;
+    // An offline bound that holds state per request of the trace (PFOO-L's intervals).
+    bytes += policy_bytes_per_trace_request(cell.policy.name) * summary.requests;
     if (plan.tiers.enabled()) {
       // The DRAM tier's index and lists (96 B per expected object, as the cache's), nhit's
       // table, and the dirty objects' map and cleaner queue (64 B per object of either tier).
@@ -176,12 +191,23 @@ uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summar
 
 namespace {
 
+// The cell as it runs: a policy that reads the trace's future (the offline bounds belady and
+// pfoo_l) gets the trace's next-access file, computed once per trace and stored beside its
+// summary (traces/next_access.h). Other cells run as written.
+CellConfig with_next_access(const CellConfig& cell, const TraceSummary& summary) {
+  CellConfig c = cell;
+  if (policy_reads_next_access(cell.policy.name)) {
+    c.policy.next_access_file = next_access_file(cell.trace, summary);
+  }
+  return c;
+}
+
 // Seconds to run `cell` on its first `requests` requests; the requests replayed in *replayed.
 double timed_sample(const CellConfig& cell_as_run, const TraceSummary& summary, uint64_t requests,
                     uint64_t* replayed) {
   // Sampled without its series (a compare per event and a line per interval: negligible), so
   // that a sample never writes or replaces a series file.
-  CellConfig cell = cell_as_run;
+  CellConfig cell = with_next_access(cell_as_run, summary);
   cell.stats = StatsConfig{};
   CellPlan plan = plan_cell(cell, summary);
   plan.request_limit = std::max<uint64_t>(1, requests);
@@ -225,8 +251,9 @@ CellCost sample_cell_cost(const CellConfig& cell, const TraceSummary& summary, u
   return cost;
 }
 
-ResultRow run_cell(const CellConfig& cell, const TraceSummary& summary,
+ResultRow run_cell(const CellConfig& cell_as_written, const TraceSummary& summary,
                    std::atomic<uint64_t>* progress, const std::atomic<bool>* interrupt) {
+  const CellConfig cell = with_next_access(cell_as_written, summary);
   CellPlan plan = plan_cell(cell, summary);
   plan.progress = progress;
   plan.interrupt = interrupt;
