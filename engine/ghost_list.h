@@ -38,7 +38,8 @@ class GhostList {
 
   /// A ghost hit: removes `key` if it is a ghost. Returns whether it was.
   bool erase(uint64_t key) {
-    const Handle h = table_.find(key);
+    // Moved to the front of its chain, so that remove() finds it first.
+    const Handle h = table_.find_to_front(key);
     if (h == kNoHandle) return false;
     list_.unlink(table_, h);
     table_.remove(h);
