@@ -110,6 +110,15 @@ class NextAccessFile {
     std::memcpy(&v, base_ + kNextAccessHeaderBytes + 8 * i, 8);
     return v == 0 ? kNeverAgain : v - 1;
   }
+  /// Gives the pages of next() below request i back to the page cache (a reader that goes in
+  /// order, Belady's, calls it now and then, so that its resident pages stay a window).
+  void release_before(uint64_t i) {
+    const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<uintptr_t>(base_ + kNextAccessHeaderBytes);
+    const uintptr_t end = (start + 8 * i) / page * page;
+    const uintptr_t first = (start + page - 1) / page * page;
+    if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+  }
   /// Request i's size in bytes. REQUIRES: i < requests().
   uint32_t size(uint64_t i) const {
     uint32_t v;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/policy.h"
@@ -17,6 +18,11 @@ namespace flashpq {
 /// The `policy:` section of an experiment: the registered name (policies/registry.h) and the
 /// values of the section's keys.
 struct PolicyConfig {
+  PolicyConfig() = default;
+  /// A policy by name with its section's values (PolicyConfig{"lru", {}}).
+  PolicyConfig(std::string policy_name, Params values)
+      : name(std::move(policy_name)), params(std::move(values)) {}
+
   /// Registered policy name (policies/registry.h: priority rules, policies that own their
   /// structure, whole caches). Default "lru". wtinylfu is a complete cache on the exact framework
   /// (policies/wtinylfu.h), not a §4.1 policy.
