@@ -19,6 +19,7 @@ export XDG_CACHE_HOME="$D/cache"
 "$F" trace convert generator:ycsb "$D/ycsb_100m.fpq" --set trace.workload=b \
   --set trace.record_count=10000000 --set trace.operation_count=100000000 > /dev/null
 "$F" trace info "$D/ycsb_100m.fpq" --format fpq > /dev/null
+rm -f "$XDG_CACHE_HOME"/flashpq/*.flashpq-next-access  # a file of an earlier run would be reused
 cat > "$D/bound.yaml" <<YAML
 name: next_access_bench
 trace: {path: ycsb_100m.fpq, format: fpq}

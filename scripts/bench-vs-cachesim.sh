@@ -26,8 +26,9 @@ for p in $POLICIES; do
     --progress 0 2>/dev/null
   ours=$(python3 -c "import csv; r = next(csv.DictReader(open('$OUT/warm.csv'))); \
 print('%.6f' % (1 - float(r['object_hit_ratio'])))")
-  theirs=$("$CACHESIM" "$TRACE" oracleGeneral "$p" 0.1 --ignore-obj-size 1 --num-thread 1 \
-    2>/dev/null | sed -n 's/.*miss ratio \([0-9.]*\).*/\1/p' | tail -1)
+  # cachesim writes result files into its working directory: the temporary one.
+  theirs=$(cd "$OUT" && "$CACHESIM" "$OLDPWD/$TRACE" oracleGeneral "$p" 0.1 --ignore-obj-size 1 \
+    --num-thread 1 2>/dev/null | sed -n 's/.*miss ratio \([0-9.]*\).*/\1/p' | tail -1)
   echo "$p: miss ratio flashpq $ours, cachesim $theirs"
   ratios=()
   for i in $(seq 1 "$PAIRS"); do

@@ -9,6 +9,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
+#include "tests/block_test_util.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
@@ -79,6 +80,28 @@ TEST_CASE("the new policies on simflash: objects placed, device writes and WA",
     CHECK(std::stod(row.at("wa_combined")) >= 1.0);
     CHECK(std::stod(row.at("placed_bytes")) == std::stod(row.at("miss_bytes_inserted")));
   }
+}
+
+TEST_CASE("a policy that owns its structure on a real file decides as on the null device",
+          "[experiments][policies][block]") {
+  // Naive placement: every admitted object written to the file at an extent of its own, read on
+  // each hit and checked (verify), trimmed when it leaves.
+  testing::TempDir dir(testing::scratch_dir());
+  const std::string body =
+      "cache: {capacity: 16MiB}\npolicy: {name: s3fifo}\nframework: {name: exact, placement: "
+      "naive}\n";
+  const RowMap on_null = run_one(body);
+  const RowMap on_file = run_one(body + "device: {name: block, path: " + dir.file("dev.img") +
+                                 ", capacity: 32MiB, verify: true, discard_before_run: true}\n");
+  REQUIRE(on_file.count("error") == 0);
+  for (const char* k :
+       {"requests", "hits", "object_hit_ratio", "byte_hit_ratio", "host_bytes_written",
+        "device_writes", "device_reads", "trims", "evictions"}) {
+    INFO(k);
+    CHECK(on_null.at(k) == on_file.at(k));
+  }
+  CHECK(std::stod(on_file.at("device_writes")) > 0);
+  CHECK(std::stod(on_file.at("verify_blocks_checked")) > 0);
 }
 
 TEST_CASE("the new policies take TinyLFU admission and run as a hierarchy's flash tier",
