@@ -4,7 +4,9 @@
 // sizes caches by. Test code only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -13,8 +15,11 @@
 #include "devices/null_device.h"
 #include "engine/cache.h"
 #include "engine/exact/exact_framework.h"
+#include "engine/intrusive_list.h"
 #include "engine/request.h"
 #include "policies/policy.h"
+#include "traces/next_access.h"
+#include "traces/trace_reader.h"
 
 namespace flashpq::testing {
 
@@ -33,6 +38,43 @@ struct OwningCache {
     return c;
   }
 };
+
+/// A get of `key` (`size` bytes), the requests the hand-worked sequences are written in.
+inline Request get(uint64_t key, uint32_t size = 1) {
+  return Request{0, key, size, Op::kGet};
+}
+
+/// The keys of an intrusive list of `t` from its head (the newest, or MRU, end) to its tail.
+inline std::vector<uint64_t> list_keys(const ObjectTable& t, const IntrusiveList& l) {
+  std::vector<uint64_t> out;
+  for (Handle h = l.head; h != kNoHandle; h = t[h].next) out.push_back(t[h].key);
+  return out;
+}
+
+/// Requests held in memory as a trace (the next-access pass reads a TraceReader).
+class MemoryTrace final : public TraceReader {
+ public:
+  explicit MemoryTrace(const std::vector<Request>& requests) : r_(requests) {}
+  size_t read(std::span<Request> out) override {
+    const size_t n = std::min(out.size(), r_.size() - at_);
+    std::copy_n(r_.begin() + static_cast<std::ptrdiff_t>(at_), n, out.begin());
+    at_ += n;
+    return n;
+  }
+  const std::string& path() const override { return path_; }
+
+ private:
+  const std::vector<Request>& r_;
+  size_t at_ = 0;
+  std::string path_ = "memory";
+};
+
+/// Writes the next-access file of `trace` to `path` (traces/next_access.h) and returns `path`.
+inline std::string write_future(const std::vector<Request>& trace, const std::string& path) {
+  MemoryTrace reader(trace);
+  write_next_access_file(reader, trace.size(), 42, path);
+  return path;
+}
 
 /// splitmix64: the test sequences' generator (a fixed function of the seed).
 inline uint64_t test_mix(uint64_t& state) {

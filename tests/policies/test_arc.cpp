@@ -24,16 +24,8 @@ namespace {
 
 using testing::OwningCache;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
-// Keys of a resident list from the MRU end (head) to the LRU end.
-std::vector<uint64_t> keys(const ObjectTable& t, const IntrusiveList& l) {
-  std::vector<uint64_t> out;
-  for (Handle h = l.head; h != kNoHandle; h = t[h].next) out.push_back(t[h].key);
-  return out;
-}
 using V = std::vector<uint64_t>;
 
 TEST_CASE("ARC: p adapts on a B1 hit and a B2 hit, worked by hand", "[policies][arc]") {
@@ -43,45 +35,45 @@ TEST_CASE("ARC: p adapts on a B1 hit and a B2 hit, worked by hand", "[policies][
   const auto& a = c.policy();
   const ObjectTable& t = c.table();
   for (uint64_t k : {1, 2, 3, 4}) CHECK_FALSE(c.access(get(k)));  // case IV, no eviction
-  CHECK(keys(t, a.t1()) == V{4, 3, 2, 1});
+  CHECK(testing::list_keys(t, a.t1()) == V{4, 3, 2, 1});
   CHECK(c.access(get(1)));  // case I: T1 -> T2
   CHECK(c.access(get(2)));
-  CHECK(keys(t, a.t1()) == V{4, 3});
-  CHECK(keys(t, a.t2()) == V{2, 1});
+  CHECK(testing::list_keys(t, a.t1()) == V{4, 3});
+  CHECK(testing::list_keys(t, a.t2()) == V{2, 1});
   // 5, case IV B (|T1|+|B1|+1 = 3 <= 4; the lists hold 4 < 2c: no B2 trim).
   // REPLACE: |T1| = 2 > p = 0: T1's LRU 3 -> B1.
   CHECK_FALSE(c.access(get(5)));
-  CHECK(keys(t, a.t1()) == V{5, 4});
+  CHECK(testing::list_keys(t, a.t1()) == V{5, 4});
   CHECK(a.b1().contains(3));
   // 6, case IV B (2+1+1 = 4 <= 4): REPLACE evicts 4 -> B1 = {4, 3}.
   CHECK_FALSE(c.access(get(6)));
-  CHECK(keys(t, a.t1()) == V{6, 5});
+  CHECK(testing::list_keys(t, a.t1()) == V{6, 5});
   CHECK(a.b1().size() == 2);
   // 7, case IV A (2+2+1 = 5 > 4, B1 non-empty): B1's LRU 3 goes; REPLACE: 5 -> B1 = {5, 4}.
   CHECK_FALSE(c.access(get(7)));
   CHECK_FALSE(a.b1().contains(3));
   CHECK(a.b1().contains(4));
   CHECK(a.b1().contains(5));
-  CHECK(keys(t, a.t1()) == V{7, 6});
+  CHECK(testing::list_keys(t, a.t1()) == V{7, 6});
   CHECK(a.p() == 0);
   // 4, case II (a B1 hit): δ1 = max(|B2|/|B1|, 1) = max(0/2, 1) = 1, p = 0 + 1 = 1.
   // REPLACE: |T1| = 2 > p = 1: T1's LRU 6 -> B1 = {6, 5}. 4 enters T2.
   CHECK_FALSE(c.access(get(4)));
   CHECK(a.p() == 1);
-  CHECK(keys(t, a.t1()) == V{7});
-  CHECK(keys(t, a.t2()) == V{4, 2, 1});
+  CHECK(testing::list_keys(t, a.t1()) == V{7});
+  CHECK(testing::list_keys(t, a.t2()) == V{4, 2, 1});
   CHECK(a.b1().size() == 2);
   CHECK(a.b1().contains(6));
   CHECK(a.b1().contains(5));
   // 8, case IV B (1+2+1 = 4 <= 4; lists hold 6 < 8). REPLACE: |T1| = 1 = p but 8 is not in B2,
   // so T2's LRU 1 -> B2.
   CHECK_FALSE(c.access(get(8)));
-  CHECK(keys(t, a.t1()) == V{8, 7});
-  CHECK(keys(t, a.t2()) == V{4, 2});
+  CHECK(testing::list_keys(t, a.t1()) == V{8, 7});
+  CHECK(testing::list_keys(t, a.t2()) == V{4, 2});
   CHECK(a.b2().contains(1));
   // 9, case IV A (2+2+1 = 5 > 4): B1's LRU 5 goes; REPLACE: |T1| = 2 > 1: 7 -> B1 = {7, 6}.
   CHECK_FALSE(c.access(get(9)));
-  CHECK(keys(t, a.t1()) == V{9, 8});
+  CHECK(testing::list_keys(t, a.t1()) == V{9, 8});
   CHECK_FALSE(a.b1().contains(5));
   CHECK(a.b1().contains(7));
   // 1, case III (a B2 hit): δ2 = max(|B1|/|B2|, 1) = max(2/1, 1) = 2, p = max(1 - 2, 0) = 0.
@@ -90,21 +82,21 @@ TEST_CASE("ARC: p adapts on a B1 hit and a B2 hit, worked by hand", "[policies][
   CHECK(a.p() == 0);
   CHECK(a.b2().size() == 0);
   CHECK(a.b1().size() == 3);
-  CHECK(keys(t, a.t1()) == V{9});
-  CHECK(keys(t, a.t2()) == V{1, 4, 2});
+  CHECK(testing::list_keys(t, a.t1()) == V{9});
+  CHECK(testing::list_keys(t, a.t2()) == V{1, 4, 2});
   // 8, case II with |B2| = 0: δ1 = 1, p = 1. REPLACE: |T1| = 1 = p, not > p, and 8 came from
   // B1: T2's LRU 2 -> B2. 8 enters T2.
   CHECK_FALSE(c.access(get(8)));
   CHECK(a.p() == 1);
-  CHECK(keys(t, a.t1()) == V{9});
-  CHECK(keys(t, a.t2()) == V{8, 1, 4});
+  CHECK(testing::list_keys(t, a.t1()) == V{9});
+  CHECK(testing::list_keys(t, a.t2()) == V{8, 1, 4});
   CHECK(a.b2().contains(2));
   // 2, case III: |B1| = 2 (7, 6), |B2| = 1: δ2 = 2, p = max(1 - 2, 0) = 0. REPLACE: |T1| = 1 >
   // 0: 9 -> B1. 2 enters T2; T1 is empty.
   CHECK_FALSE(c.access(get(2)));
   CHECK(a.p() == 0);
-  CHECK(keys(t, a.t1()).empty());
-  CHECK(keys(t, a.t2()) == V{2, 8, 1, 4});
+  CHECK(testing::list_keys(t, a.t1()).empty());
+  CHECK(testing::list_keys(t, a.t2()) == V{2, 8, 1, 4});
   CHECK(a.b1().contains(9));
   CHECK(c.evictions() == 9);
 }
@@ -123,8 +115,8 @@ TEST_CASE("ARC, sized: p moves by the byte ratio, ghosts trimmed per eviction", 
   // empty: T1's LRU 1 leaves without a ghost. Second: 2+0+6 = 8 <= 10, case IV B (the lists
   // hold 6 < 2c: no trim), REPLACE (|T1| = 2 > p = 0): 3 -> B1. 4 fits (4 + 6 = 10).
   CHECK_FALSE(c.access(get(4, 6)));
-  CHECK(keys(t, a.t1()) == V{4});
-  CHECK(keys(t, a.t2()) == V{2});
+  CHECK(testing::list_keys(t, a.t1()) == V{4});
+  CHECK(testing::list_keys(t, a.t2()) == V{2});
   CHECK_FALSE(a.b1().contains(1));
   CHECK(a.b1().contains(3));
   CHECK(a.b1().bytes() == 2);
@@ -132,7 +124,7 @@ TEST_CASE("ARC, sized: p moves by the byte ratio, ghosts trimmed per eviction", 
   // REPLACE: |T1| = 6 > 1: 4 -> B1 (6 B). 3 enters T2.
   CHECK_FALSE(c.access(get(3, 2)));
   CHECK(a.p() == 1);
-  CHECK(keys(t, a.t2()) == V{3, 2});
+  CHECK(testing::list_keys(t, a.t2()) == V{3, 2});
   CHECK(a.b1().bytes() == 6);
 }
 

@@ -22,28 +22,8 @@
 namespace flashpq {
 namespace {
 
-class VectorTrace final : public TraceReader {
- public:
-  explicit VectorTrace(std::vector<Request> r) : r_(std::move(r)) {}
-  size_t read(std::span<Request> out) override {
-    const size_t n = std::min(out.size(), r_.size() - at_);
-    std::copy_n(r_.begin() + static_cast<std::ptrdiff_t>(at_), n, out.begin());
-    at_ += n;
-    return n;
-  }
-  const std::string& path() const override { return path_; }
-
- private:
-  std::vector<Request> r_;
-  size_t at_ = 0;
-  std::string path_ = "vector";
-};
-
 std::string write_future(const testing::TempDir& dir, const std::vector<Request>& trace) {
-  const std::string path = dir.file("trace.flashpq-next-access");
-  VectorTrace reader(trace);
-  write_next_access_file(reader, trace.size(), 42, path);
-  return path;
+  return testing::write_future(trace, dir.file("trace.flashpq-next-access"));
 }
 
 std::vector<Request> gets(const std::vector<uint64_t>& keys) {
@@ -77,7 +57,8 @@ TEST_CASE("next-access file: each request's next index, size and op", "[policies
   CHECK(f.op(4) == static_cast<uint8_t>(Op::kSet));
   CHECK(f.op(5) == static_cast<uint8_t>(Op::kGet));
   // A reader that yields other than the summary's count is refused, and nothing is left.
-  VectorTrace shorter(gets({1, 2}));
+  const std::vector<Request> two = gets({1, 2});
+  testing::MemoryTrace shorter(two);
   CHECK_THROWS_WITH(write_next_access_file(shorter, 3, 0, dir.file("x")),
                     Catch::Contains("yields 2 requests, its summary 3"));
   CHECK_FALSE(std::filesystem::exists(dir.file("x")));

@@ -19,9 +19,7 @@ namespace {
 using testing::OwningCache;
 using V = std::vector<uint64_t>;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
 PolicyConfig clock_config(int bits) {
   PolicyConfig p;
@@ -32,11 +30,8 @@ PolicyConfig clock_config(int bits) {
 
 // Keys of the queue from the newest (head) to the oldest (tail).
 template <class C>
-V queue_keys(const C& c) {
-  V out;
-  const ObjectTable& t = c.table();
-  for (Handle h = c.policy().queue().head; h != kNoHandle; h = t[h].next) out.push_back(t[h].key);
-  return out;
+std::vector<uint64_t> queue_keys(const C& c) {
+  return testing::list_keys(c.table(), c.policy().queue());
 }
 
 TEST_CASE("CLOCK: keys", "[policies][clock]") {

@@ -20,9 +20,7 @@ using testing::OwningCache;
 
 static_assert(OwningPolicy<LfuPolicy>);
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
 // Keys in eviction order: by increasing frequency, the oldest of each frequency first.
 template <class C>

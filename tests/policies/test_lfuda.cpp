@@ -21,9 +21,7 @@ using testing::OwningCache;
 
 static_assert(OwningPolicy<LfudaPolicy>);
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
 PolicyConfig aging(const char* value) {
   PolicyConfig p;

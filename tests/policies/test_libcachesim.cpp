@@ -83,25 +83,7 @@ const std::string& future_of(const std::string& name, const std::vector<Request>
   std::string stem = name;
   std::replace(stem.begin(), stem.end(), '/', '_');
   auto [it, fresh] = files.try_emplace(name, dir.file(stem + ".flashpq-next-access"));
-  if (fresh) {
-    class Span final : public TraceReader {
-     public:
-      explicit Span(const std::vector<Request>& r) : r_(r) {}
-      size_t read(std::span<Request> out) override {
-        const size_t n = std::min(out.size(), r_.size() - at_);
-        std::copy_n(r_.begin() + static_cast<std::ptrdiff_t>(at_), n, out.begin());
-        at_ += n;
-        return n;
-      }
-      const std::string& path() const override { return p_; }
-
-     private:
-      const std::vector<Request>& r_;
-      size_t at_ = 0;
-      std::string p_ = "memory";
-    } reader(trace);
-    write_next_access_file(reader, trace.size(), 0, it->second);
-  }
+  if (fresh) testing::write_future(trace, it->second);
   return it->second;
 }
 

@@ -19,9 +19,7 @@ namespace {
 
 using testing::OwningCache;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
 // S from the top as text: a key, then L (LIR), H (resident HIR) or N (non-resident HIR).
 template <class C>

@@ -19,9 +19,7 @@ namespace {
 
 using testing::OwningCache;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
 PolicyConfig s3fifo_config(double small, double ghost, int threshold = 2) {
   PolicyConfig p;
@@ -32,12 +30,6 @@ PolicyConfig s3fifo_config(double small, double ghost, int threshold = 2) {
   return p;
 }
 
-// Keys of a queue from the newest (head) to the oldest (tail).
-std::vector<uint64_t> keys(const ObjectTable& t, const IntrusiveList& l) {
-  std::vector<uint64_t> out;
-  for (Handle h = l.head; h != kNoHandle; h = t[h].next) out.push_back(t[h].key);
-  return out;
-}
 using V = std::vector<uint64_t>;
 
 TEST_CASE("S3-FIFO: shares and keys", "[policies][s3fifo]") {
@@ -70,8 +62,8 @@ TEST_CASE("S3-FIFO: a move to main, ghost hits, main's reinsertion, worked by ha
   auto& c = oc.cache;
   const auto& p = c.policy();
   const ObjectTable& t = c.table();
-  auto S = [&] { return keys(t, p.small()); };
-  auto M = [&] { return keys(t, p.main()); };
+  auto S = [&] { return testing::list_keys(t, p.small()); };
+  auto M = [&] { return testing::list_keys(t, p.main()); };
   auto freq = [&](uint64_t k) { return S3FifoPolicy::freq(t, t.find(k)); };
   REQUIRE(p.small_capacity() == 2);
   REQUIRE(p.main_capacity() == 3);
@@ -185,8 +177,8 @@ TEST_CASE("S3-FIFO: moves from S may take M over its share and the victim stays 
   // evicts 5, the others evict 6..9.
   for (uint64_t k = 111; k <= 115; ++k) CHECK_FALSE(c.access(get(k)));
   const ObjectTable& t = c.table();
-  CHECK(keys(t, c.policy().main()) == V{4, 3, 2, 1});
-  CHECK(keys(t, c.policy().small()) == V{115, 114, 113, 112, 111, 10});
+  CHECK(testing::list_keys(t, c.policy().main()) == V{4, 3, 2, 1});
+  CHECK(testing::list_keys(t, c.policy().small()) == V{115, 114, 113, 112, 111, 10});
   for (uint64_t k = 5; k <= 9; ++k) CHECK(c.policy().ghost().contains(k));
   // Now three more hit twice in S, then peek: 10, 111, 112 move to M (7 > |M|), the victim is
   // 113, S's oldest with freq 0, and it stays so on a second peek although M is now over |M|.
@@ -197,7 +189,7 @@ TEST_CASE("S3-FIFO: moves from S may take M over its share and the victim stays 
   uint64_t v1 = 0, v2 = 0;
   REQUIRE(c.next_victim(1, &v1));
   CHECK(v1 == 113);
-  CHECK(keys(t, c.policy().main()) == V{112, 111, 10, 4, 3, 2, 1});
+  CHECK(testing::list_keys(t, c.policy().main()) == V{112, 111, 10, 4, 3, 2, 1});
   REQUIRE(c.next_victim(1, &v2));
   CHECK(v2 == 113);
   CHECK_FALSE(c.access(get(200)));

@@ -14,17 +14,12 @@ namespace {
 
 using testing::OwningCache;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
 // Keys of the queue from the newest (head) to the oldest (tail).
 template <class C>
 std::vector<uint64_t> queue_keys(const C& c) {
-  std::vector<uint64_t> out;
-  const ObjectTable& t = c.table();
-  for (Handle h = c.policy().queue().head; h != kNoHandle; h = t[h].next) out.push_back(t[h].key);
-  return out;
+  return testing::list_keys(c.table(), c.policy().queue());
 }
 
 TEST_CASE("SIEVE: the hand, worked by hand", "[policies][sieve]") {

@@ -24,16 +24,8 @@ namespace {
 
 using testing::OwningCache;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
+using testing::get;
 
-// Keys of a resident list from the head (newest / MRU) to the tail.
-std::vector<uint64_t> keys(const ObjectTable& t, const IntrusiveList& l) {
-  std::vector<uint64_t> out;
-  for (Handle h = l.head; h != kNoHandle; h = t[h].next) out.push_back(t[h].key);
-  return out;
-}
 using V = std::vector<uint64_t>;
 
 TEST_CASE("2Q: an A1out hit promotes to Am, worked by hand", "[policies][twoq]") {
@@ -45,47 +37,47 @@ TEST_CASE("2Q: an A1out hit promotes to Am, worked by hand", "[policies][twoq]")
   CHECK(q.kin() == 1);
   CHECK(q.a1out().capacity() == 2);
   for (uint64_t k : {1, 2, 3, 4}) CHECK_FALSE(c.access(get(k)));  // free slots: into A1in
-  CHECK(keys(t, q.a1in()) == V{4, 3, 2, 1});
+  CHECK(testing::list_keys(t, q.a1in()) == V{4, 3, 2, 1});
   // 5: |A1in| = 4 > Kin: A1in's tail 1 is paged out, its identifier enters A1out.
   CHECK_FALSE(c.access(get(5)));
-  CHECK(keys(t, q.a1in()) == V{5, 4, 3, 2});
+  CHECK(testing::list_keys(t, q.a1in()) == V{5, 4, 3, 2});
   CHECK(q.a1out().contains(1));
   // 2, a hit in A1in: nothing moves (a correlated reference).
   CHECK(c.access(get(2)));
-  CHECK(keys(t, q.a1in()) == V{5, 4, 3, 2});
+  CHECK(testing::list_keys(t, q.a1in()) == V{5, 4, 3, 2});
   // 6, 7: 2 and then 3 leave A1in for A1out; |A1out| > Kout drops its tail 1.
   CHECK_FALSE(c.access(get(6)));
   CHECK_FALSE(c.access(get(7)));
-  CHECK(keys(t, q.a1in()) == V{7, 6, 5, 4});
+  CHECK(testing::list_keys(t, q.a1in()) == V{7, 6, 5, 4});
   CHECK_FALSE(q.a1out().contains(1));
   CHECK(q.a1out().contains(2));
   CHECK(q.a1out().contains(3));
   // 2, an A1out hit (a miss): reclaimfor pages out A1in's tail 4 (|A1in| = 4 > Kin) into
   // A1out, and 2 enters Am's head.
   CHECK_FALSE(c.access(get(2)));
-  CHECK(keys(t, q.am()) == V{2});
-  CHECK(keys(t, q.a1in()) == V{7, 6, 5});
+  CHECK(testing::list_keys(t, q.am()) == V{2});
+  CHECK(testing::list_keys(t, q.a1in()) == V{7, 6, 5});
   CHECK_FALSE(q.a1out().contains(2));
   CHECK(q.a1out().contains(4));
   CHECK(q.a1out().contains(3));
   // 3, 4: the same, paging out 5 and 6.
   CHECK_FALSE(c.access(get(3)));
   CHECK_FALSE(c.access(get(4)));
-  CHECK(keys(t, q.am()) == V{4, 3, 2});
-  CHECK(keys(t, q.a1in()) == V{7});
+  CHECK(testing::list_keys(t, q.am()) == V{4, 3, 2});
+  CHECK(testing::list_keys(t, q.a1in()) == V{7});
   CHECK(q.a1out().contains(6));
   CHECK(q.a1out().contains(5));
   // 2, a hit in Am: to its head.
   CHECK(c.access(get(2)));
-  CHECK(keys(t, q.am()) == V{2, 4, 3});
+  CHECK(testing::list_keys(t, q.am()) == V{2, 4, 3});
   // 8: |A1in| = 1 = Kin, not above it: Am's tail 3 is paged out and remembered nowhere.
   CHECK_FALSE(c.access(get(8)));
-  CHECK(keys(t, q.a1in()) == V{8, 7});
-  CHECK(keys(t, q.am()) == V{2, 4});
+  CHECK(testing::list_keys(t, q.a1in()) == V{8, 7});
+  CHECK(testing::list_keys(t, q.am()) == V{2, 4});
   CHECK_FALSE(q.a1out().contains(3));
   // 3 is a plain miss again: into A1in; A1in's tail 7 goes to A1out, whose tail 5 leaves.
   CHECK_FALSE(c.access(get(3)));
-  CHECK(keys(t, q.a1in()) == V{3, 8});
+  CHECK(testing::list_keys(t, q.a1in()) == V{3, 8});
   CHECK(q.a1out().contains(7));
   CHECK(q.a1out().contains(6));
   CHECK_FALSE(q.a1out().contains(5));
@@ -109,29 +101,29 @@ TEST_CASE("2Q: keys and sized queues", "[policies][twoq]") {
   CHECK_FALSE(c.access(get(3, 3)));
   // 4 (3 B): 9 + 3 > 10; |A1in| = 9 > 5: 1 (2 B) -> A1out; 7 + 3 fits.
   CHECK_FALSE(c.access(get(4, 3)));
-  CHECK(keys(t, q.a1in()) == V{4, 3, 2});
+  CHECK(testing::list_keys(t, q.a1in()) == V{4, 3, 2});
   // 1 (2 B), an A1out hit: 10 + 2 > 10; 2 (4 B) leaves A1in; its 4 B exceed Kout = 3: it is
   // not remembered. 1 enters Am.
   CHECK_FALSE(c.access(get(1, 2)));
-  CHECK(keys(t, q.am()) == V{1});
+  CHECK(testing::list_keys(t, q.am()) == V{1});
   CHECK(q.a1out().size() == 0);
   // 2 (4 B) is a plain miss: 8 + 4 > 10, |A1in| = 6 > 5: 3 (3 B) -> A1out; 5 + 4 fits.
   CHECK_FALSE(c.access(get(2, 4)));
-  CHECK(keys(t, q.a1in()) == V{2, 4});
-  CHECK(keys(t, q.am()) == V{1});
+  CHECK(testing::list_keys(t, q.a1in()) == V{2, 4});
+  CHECK(testing::list_keys(t, q.am()) == V{1});
   CHECK(q.a1out().contains(3));
   // 7 (1 B): 9 + 1 fits, nothing leaves.
   CHECK_FALSE(c.access(get(7, 1)));
   // 3 (3 B), an A1out hit: 10 + 3 > 10, |A1in| = 8 > 5: 4 (3 B) -> A1out; 3 enters Am.
   CHECK_FALSE(c.access(get(3, 3)));
-  CHECK(keys(t, q.a1in()) == V{7, 2});
-  CHECK(keys(t, q.am()) == V{3, 1});
+  CHECK(testing::list_keys(t, q.a1in()) == V{7, 2});
+  CHECK(testing::list_keys(t, q.am()) == V{3, 1});
   CHECK(q.a1out().contains(4));
   CHECK_FALSE(q.a1out().contains(3));
   // 8 (2 B): 10 + 2 > 10, |A1in| = 5 = Kin: Am's tail 1 goes, remembered nowhere.
   CHECK_FALSE(c.access(get(8, 2)));
-  CHECK(keys(t, q.a1in()) == V{8, 7, 2});
-  CHECK(keys(t, q.am()) == V{3});
+  CHECK(testing::list_keys(t, q.a1in()) == V{8, 7, 2});
+  CHECK(testing::list_keys(t, q.am()) == V{3});
   CHECK_FALSE(q.a1out().contains(1));
   CHECK(c.used_bytes() == 10);
 }
@@ -147,7 +139,7 @@ TEST_CASE("2Q: objects larger than Kin are not cached (TwoQ_can_insert)", "[poli
   CHECK_FALSE(c.contains(1));
   CHECK(c.used_bytes() == 0);
   for (uint64_t k : {1, 2, 3, 4}) CHECK_FALSE(c.access(get(k, 5)));  // Kin bytes: cached
-  CHECK(keys(t, q.a1in()) == V{4, 3, 2, 1});
+  CHECK(testing::list_keys(t, q.a1in()) == V{4, 3, 2, 1});
   CHECK_FALSE(c.access(get(5, 5)));  // 1 -> A1out
   CHECK(q.a1out().contains(1));
   CHECK(c.evictions() == 1);
@@ -159,16 +151,16 @@ TEST_CASE("2Q: objects larger than Kin are not cached (TwoQ_can_insert)", "[poli
   CHECK(c.used_bytes() == 20);
   // The next miss is a plain one, into A1in (2 -> A1out), not Am.
   CHECK_FALSE(c.access(get(6, 3)));
-  CHECK(keys(t, q.a1in()) == V{6, 5, 4, 3});
+  CHECK(testing::list_keys(t, q.a1in()) == V{6, 5, 4, 3});
   CHECK(q.am().empty());
   CHECK(q.a1out().contains(2));
   // 1 at 5 bytes is no A1out hit any more: into A1in (3 -> A1out).
   CHECK_FALSE(c.access(get(1, 5)));
-  CHECK(keys(t, q.a1in()) == V{1, 6, 5, 4});
+  CHECK(testing::list_keys(t, q.a1in()) == V{1, 6, 5, 4});
   CHECK(q.am().empty());
   // 2 at 5 bytes, an A1out hit: into Am.
   CHECK_FALSE(c.access(get(2, 5)));
-  CHECK(keys(t, q.am()) == V{2});
+  CHECK(testing::list_keys(t, q.am()) == V{2});
 
   // Unit size: nothing is cached while Kin = 0 (c < 4), as in libCacheSim.
   OwningCache<TwoQPolicy> u3(3, true), u4(4, true);
