@@ -89,10 +89,10 @@
 // Structures: S is a doubly linked list of "nodes": a cached object (its table handle; links in
 // the entry's prev/next) or a non-resident HIR block (a ghost: an entry of ghosts_, a second
 // ObjectTable, handle | kGhostBit; links in its prev/next). Q links cached objects through the
-// side vector q_links_; the FIFO of non-resident blocks (limitStack) links ghosts through
-// nh_links_. A cached object's slot holds its flags (in S, in Q, LIR, doomed); a ghost's slot
-// whether it is in that FIFO (cached handles stay below 2^31, as ghosts' do, to keep the bit
-// free). No allocation per request in steady state.
+// side vector (SideList q_); the FIFO of non-resident blocks (limitStack) links ghosts
+// through another (nh_). A cached object's slot holds its flags (in S, in Q, LIR, doomed); a
+// ghost's slot whether it is in that FIFO (cached handles stay below 2^31, as ghosts' do, to keep
+// the bit free). No allocation per request in steady state.
 #pragma once
 
 #include <algorithm>
@@ -160,7 +160,7 @@ class LirsPolicy {
       }
       if ((*ghosts_)[g].slot != 0) nh_unlink(g);
       while (lir_bytes_ + hir_bytes_ + size > capacity_) {  // LIRS_evict, rarely reached
-        while (hir_bytes_ >= hir_limit_ && q_tail_ != kNoHandle) evict_hir();
+        while (hir_bytes_ >= hir_limit_ && q_.tail != kNoHandle) evict_hir();
         if (!evict_lir()) break;
       }
       pending_.kind = Pending::kRevive;
@@ -172,7 +172,7 @@ class LirsPolicy {
       return false;
     }
     if (lir_bytes_ + size > lir_limit_) {
-      while (hir_bytes_ + size > hir_limit_ && q_tail_ != kNoHandle) evict_hir();
+      while (hir_bytes_ + size > hir_limit_ && q_.tail != kNoHandle) evict_hir();
     }
     pending_.kind = lir_bytes_ + size <= lir_limit_ ? Pending::kLir : Pending::kHir;
     return true;
@@ -252,7 +252,7 @@ class LirsPolicy {
   /// libCacheSim would not make (see the file comment), the front of Q, else the bottom of S.
   Handle victim(ObjectTable&) const {
     if (!doomed_.empty()) return doomed_.tail;
-    if (q_tail_ != kNoHandle) return q_tail_;
+    if (q_.tail != kNoHandle) return q_.tail;
     for (uint32_t id = s_tail_; id != kNoHandle; id = node(id).prev) {
       if (!is_ghost(id)) return id;
     }
@@ -287,8 +287,7 @@ class LirsPolicy {
   /// The ghosts' table and the side vectors (the links of S and Q's cached objects are in the
   /// entries).
   size_t memory_bytes() const {
-    return sizeof(*this) + ghosts_->memory_bytes() + q_links_.capacity() * sizeof(Links) +
-           nh_links_.capacity() * sizeof(Links);
+    return sizeof(*this) + ghosts_->memory_bytes() + q_.memory_bytes() + nh_.memory_bytes();
   }
 
   // For tests.
@@ -307,13 +306,40 @@ class LirsPolicy {
   /// Q from the newest end to the front (the next evicted).
   std::vector<Handle> queue_q() const {
     std::vector<Handle> out;
-    for (Handle h = q_head_; h != kNoHandle; h = q_links_[h].next) out.push_back(h);
+    for (Handle h = q_.head; h != kNoHandle; h = q_.links[h].next) out.push_back(h);
     return out;
   }
 
  private:
   struct Links {
     Handle prev = kNoHandle, next = kNoHandle;
+  };
+  // A doubly linked list whose links live in a side vector by handle (the entries' own words
+  // are S's): head the newest end, tail the oldest.
+  struct SideList {
+    std::vector<Links> links;
+    Handle head = kNoHandle, tail = kNoHandle;
+    void push_front(Handle h) {
+      if (h >= links.size()) grow_for_handle(links, h);
+      links[h] = Links{kNoHandle, head};
+      if (head != kNoHandle)
+        links[head].prev = h;
+      else
+        tail = h;
+      head = h;
+    }
+    void unlink(Handle h) {
+      const Links l = links[h];
+      if (l.prev != kNoHandle)
+        links[l.prev].next = l.next;
+      else
+        head = l.next;
+      if (l.next != kNoHandle)
+        links[l.next].prev = l.prev;
+      else
+        tail = l.prev;
+    }
+    size_t memory_bytes() const { return links.capacity() * sizeof(Links); }
   };
   struct Pending {
     enum Kind : uint8_t { kNone, kRefused, kLir, kHir, kRevive } kind = kNone;
@@ -374,53 +400,21 @@ class LirsPolicy {
   }
 
   // --- Q: head the newest end, tail the front (the next evicted).
-  void q_push_front(Handle h) {
-    if (h >= q_links_.size()) grow_for_handle(q_links_, h);
-    q_links_[h] = Links{kNoHandle, q_head_};
-    if (q_head_ != kNoHandle)
-      q_links_[q_head_].prev = h;
-    else
-      q_tail_ = h;
-    q_head_ = h;
-  }
-  void q_unlink(Handle h) {
-    const Links l = q_links_[h];
-    if (l.prev != kNoHandle)
-      q_links_[l.prev].next = l.next;
-    else
-      q_head_ = l.next;
-    if (l.next != kNoHandle)
-      q_links_[l.next].prev = l.prev;
-    else
-      q_tail_ = l.prev;
-  }
+  void q_push_front(Handle h) { q_.push_front(h); }
+  void q_unlink(Handle h) { q_.unlink(h); }
   void q_move_to_front(Handle h) {
-    if (q_head_ == h) return;
+    if (q_.head == h) return;
     q_unlink(h);
     q_push_front(h);
   }
 
   // --- The FIFO of non-resident blocks (libCacheSim's LRU_nh): head the newest.
   void nh_push_front(Handle g) {
-    if (g >= nh_links_.size()) grow_for_handle(nh_links_, g);
-    nh_links_[g] = Links{kNoHandle, nh_head_};
-    if (nh_head_ != kNoHandle)
-      nh_links_[nh_head_].prev = g;
-    else
-      nh_tail_ = g;
-    nh_head_ = g;
+    nh_.push_front(g);
     (*ghosts_)[g].slot = 1;
   }
   void nh_unlink(Handle g) {
-    const Links l = nh_links_[g];
-    if (l.prev != kNoHandle)
-      nh_links_[l.prev].next = l.next;
-    else
-      nh_head_ = l.next;
-    if (l.next != kNoHandle)
-      nh_links_[l.next].prev = l.prev;
-    else
-      nh_tail_ = l.prev;
+    nh_.unlink(g);
     (*ghosts_)[g].slot = 0;
   }
 
@@ -441,7 +435,7 @@ class LirsPolicy {
 
   // evictHIR: the front of Q leaves the cache; its entry in S becomes non-resident.
   void evict_hir() {
-    const Handle h = q_tail_;
+    const Handle h = q_.tail;
     ObjectEntry& e = (*t_)[h];
     q_unlink(h);
     hir_bytes_ -= e.size_bytes;
@@ -461,7 +455,7 @@ class LirsPolicy {
     s_unlink(h);
     lir_bytes_ -= size;
     if (size <= hir_limit_) {
-      while (hir_bytes_ + size > hir_limit_ && q_tail_ != kNoHandle) evict_hir();
+      while (hir_bytes_ + size > hir_limit_ && q_.tail != kNoHandle) evict_hir();
       (*t_)[h].slot = kInQ;
       q_push_front(h);
       hir_bytes_ += size;
@@ -491,8 +485,8 @@ class LirsPolicy {
 
   // limitStack: S within 2 C bytes, the oldest non-resident blocks dropped first.
   void limit_stack() {
-    while (s_bytes_ > 2 * capacity_ && nh_tail_ != kNoHandle) {
-      const Handle g = nh_tail_;
+    while (s_bytes_ > 2 * capacity_ && nh_.tail != kNoHandle) {
+      const Handle g = nh_.tail;
       nh_unlink(g);
       s_unlink(g | kGhostBit);
       ghosts_->remove(g);
@@ -522,10 +516,8 @@ class LirsPolicy {
   uint64_t capacity_ = 0, lir_limit_ = 0, hir_limit_ = 1;
   uint64_t lir_bytes_ = 0, hir_bytes_ = 0, s_bytes_ = 0;
   uint32_t s_head_ = kNoHandle, s_tail_ = kNoHandle;
-  Handle q_head_ = kNoHandle, q_tail_ = kNoHandle;
-  Handle nh_head_ = kNoHandle, nh_tail_ = kNoHandle;
-  std::vector<Links> q_links_;
-  std::vector<Links> nh_links_;
+  SideList q_;   // Q
+  SideList nh_;  // the FIFO of non-resident blocks
   std::unique_ptr<ObjectTable> ghosts_ = std::make_unique<ObjectTable>();  // movable policy
   IntrusiveList doomed_;
   Pending pending_;
