@@ -40,6 +40,21 @@ inline constexpr size_t kNextAccessHeaderBytes = 64;
 /// "No next access" as NextAccessFile::next() returns it.
 inline constexpr uint64_t kNeverAgain = std::numeric_limits<uint64_t>::max();
 
+/// Requests behind which the pass and Belady give a next-access file's pages back
+/// (give_back_pages), every time they cross a multiple of it.
+inline constexpr uint64_t kNextAccessWindow = uint64_t{1} << 22;
+
+/// Drops the whole pages of [begin, begin + bytes) of a shared file mapping from the process
+/// (MADV_DONTNEED: the data stays in the page cache and the file; a later access faults the page
+/// in again). The next-access pass and Belady's reading keep their resident pages a window so.
+inline void give_back_pages(const unsigned char* begin, uint64_t bytes) {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto start = reinterpret_cast<uintptr_t>(begin);
+  const uintptr_t first = (start + page - 1) / page * page;
+  const uintptr_t end = (start + bytes) / page * page;
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
 /// The total size of a next-access file of `requests` requests.
 inline uint64_t next_access_file_bytes(uint64_t requests) {
   return kNextAccessHeaderBytes + requests * (8 + 4 + 1);
@@ -112,13 +127,7 @@ class NextAccessFile {
   }
   /// Gives the pages of next() below request i back to the page cache (a reader that goes in
   /// order, Belady's, calls it now and then, so that its resident pages stay a window).
-  void release_before(uint64_t i) {
-    const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto start = reinterpret_cast<uintptr_t>(base_ + kNextAccessHeaderBytes);
-    const uintptr_t end = (start + 8 * i) / page * page;
-    const uintptr_t first = (start + page - 1) / page * page;
-    if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
-  }
+  void release_before(uint64_t i) { give_back_pages(base_ + kNextAccessHeaderBytes, 8 * i); }
   /// Request i's size in bytes. REQUIRES: i < requests().
   uint32_t size(uint64_t i) const {
     uint32_t v;

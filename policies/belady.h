@@ -85,7 +85,7 @@ class BeladyPolicy {
     current_ = future_.next(index_++);
     // Every 4 M requests, the pages of the file behind are given back (its memory stays a
     // window whatever the trace's length).
-    if ((index_ & ((uint64_t{1} << 22) - 1)) == 0) [[unlikely]]
+    if ((index_ & (kNextAccessWindow - 1)) == 0) [[unlikely]]
       future_.release_before(index_);
   }
 

@@ -32,40 +32,33 @@ bool is_owning_policy(const std::string& name) {
 }
 
 namespace {
-template <class... T>
-void add_future_readers(TypeList<T...>, std::vector<std::string>& out) {
-  auto add = [&]<class P>(std::type_identity<P>) {
-    if constexpr (requires { P::kReadsNextAccess; }) {
-      if (P::kReadsNextAccess) out.push_back(P::spec().name);
-    }
-  };
-  (add(std::type_identity<T>{}), ...);
+// Calls fn(std::type_identity<P>{}) for every registered policy type P, in the three lists.
+template <class Fn>
+void for_each_policy_type(Fn&& fn) {
+  auto visit = [&]<class... T>(TypeList<T...>) { (fn(std::type_identity<T>{}), ...); };
+  visit(Policies{});
+  visit(OwningPolicies{});
+  visit(CachePolicies{});
 }
 }  // namespace
 
 bool policy_reads_next_access(const std::string& name) {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    add_future_readers(Policies{}, v);
-    add_future_readers(OwningPolicies{}, v);
-    add_future_readers(CachePolicies{}, v);
-    return v;
-  }();
-  return std::find(names.begin(), names.end(), name) != names.end();
+  bool reads = false;
+  for_each_policy_type([&]<class P>(std::type_identity<P>) {
+    if constexpr (requires { P::kReadsNextAccess; }) {
+      if (P::spec().name == name) reads = P::kReadsNextAccess;
+    }
+  });
+  return reads;
 }
 
 uint64_t policy_bytes_per_trace_request(const std::string& name) {
   uint64_t bytes = 0;
-  auto scan = [&]<class... T>(TypeList<T...>) {
-    auto one = [&]<class P>(std::type_identity<P>) {
-      if constexpr (requires { P::kBytesPerTraceRequest; }) {
-        if (P::spec().name == name) bytes = P::kBytesPerTraceRequest;
-      }
-    };
-    (one(std::type_identity<T>{}), ...);
-  };
-  scan(OwningPolicies{});
-  scan(CachePolicies{});
+  for_each_policy_type([&]<class P>(std::type_identity<P>) {
+    if constexpr (requires { P::kBytesPerTraceRequest; }) {
+      if (P::spec().name == name) bytes = P::kBytesPerTraceRequest;
+    }
+  });
   return bytes;
 }
 

@@ -35,19 +35,6 @@ uint64_t next_access_tag(const TraceConfig& config, const TraceSummary& summary)
   return XXH3_64bits(text.data(), text.size());
 }
 
-// The window of requests behind which written pages are given back (write_next_access_file).
-constexpr uint64_t kWindow = uint64_t{1} << 22;
-
-// Drops the whole pages of [begin, begin + bytes) from the process (MADV_DONTNEED on a shared
-// file mapping: the data stays in the page cache and the file).
-void give_back(unsigned char* begin, uint64_t bytes) {
-  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const auto start = reinterpret_cast<uintptr_t>(begin);
-  const uintptr_t first = (start + page - 1) / page * page;
-  const uintptr_t end = (start + bytes) / page * page;
-  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
-}
-
 }  // namespace
 
 void write_next_access_file(TraceReader& reader, uint64_t requests, uint64_t tag,
@@ -94,10 +81,10 @@ void write_next_access_file(TraceReader& reader, uint64_t requests, uint64_t tag
       // shared: what was written stays in the file): the sizes and operations behind i, and
       // next[] behind a window of 4 M requests (a key recurring later faults its page in again),
       // so the pass holds its key table and a window, whatever the trace's length.
-      if (i >= (kWindow << 1) && (i & (kWindow - 1)) < n) {
-        give_back(next, 8 * (i - kWindow));
-        give_back(sizes, 4 * i);
-        give_back(ops, i);
+      if (i >= (kNextAccessWindow << 1) && (i & (kNextAccessWindow - 1)) < n) {
+        give_back_pages(next, 8 * (i - kNextAccessWindow));
+        give_back_pages(sizes, 4 * i);
+        give_back_pages(ops, i);
       }
       for (size_t k = 0; k < n; ++k, ++i) {
         const Request& r = batch[k];
