@@ -23,11 +23,12 @@ const KeySpec kDramCapacity =
         .def("0.01")
         .units("bytes or fraction")
         .desc("the DRAM tier's capacity: bytes with a unit, or a fraction of the working set");
-const KeySpec kDramPolicy =
-    key("tiers.dram_policy", ValueType::kString)
-        .def("lru")
-        .desc(
-            "the DRAM tier's policy (a priority policy: fifo, lru, slru, gdsf), on an exact queue");
+const KeySpec kDramPolicy = key("tiers.dram_policy", ValueType::kString)
+                                .def("lru")
+                                .desc(
+                                    "the DRAM tier's policy at its keys' defaults, on an exact "
+                                    "queue: any policy but the offline "
+                                    "bounds (belady, pfoo_l) and the complete caches (wtinylfu)");
 const KeySpec kDram =
     key("tiers.dram", ValueType::kBool)
         .def("true")

@@ -105,7 +105,8 @@ struct TiersConfig {
   /// (CapacitySpec::resolve, as cache.capacity).
   CapacitySpec dram_capacity;
   uint64_t dram_capacity_bytes = 0;
-  /// tiers.dram_policy: a registered priority policy's name (policies/registry.h), run on an
+  /// tiers.dram_policy: a registered policy that can be a DRAM tier (policies/registry.h:
+  /// policy_can_be_dram_tier; experiments/run/dram_tier.h), run on an
   /// exact queue with that policy's default keys.
   std::string dram_policy = "lru";
   /// tiers.dram: false = no DRAM tier (the flash tier is the first).
@@ -415,7 +416,10 @@ class TieredCache {
       }
       return;
     }
-    // Larger than DRAM: written to the backing store (done already unless write-back).
+    // Larger than DRAM, or declined by its policy (S3-FIFO, 2Q and LIRS decline objects larger
+    // than their small queue): the old copy is gone; written to the backing store (done
+    // already unless write-back).
+    if constexpr (V::kEnabled) values_->erase(Tier::kDram, r.key);
     if (config_.writes_back()) dirty_.erase(r.key);
     if (dirty) write_backing(r);
   }

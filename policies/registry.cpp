@@ -52,6 +52,12 @@ bool policy_reads_next_access(const std::string& name) {
   return reads;
 }
 
+bool policy_can_be_dram_tier(const std::string& name) {
+  const std::vector<std::string>& names = policy_names();
+  return std::find(names.begin(), names.end(), name) != names.end() && !is_cache_policy(name) &&
+         !policy_reads_next_access(name);
+}
+
 uint64_t policy_bytes_per_trace_request(const std::string& name) {
   uint64_t bytes = 0;
   for_each_policy_type([&]<class P>(std::type_identity<P>) {

@@ -48,6 +48,11 @@ bool is_owning_policy(const std::string& name);
 /// `kReadsNextAccess`: the offline bounds, policies/belady.h and policies/pfoo_l.h): its cell
 /// fills PolicyConfig::next_access_file before building it.
 bool policy_reads_next_access(const std::string& name);
+/// True if the policy registered as `name` can decide alone over a cache of objects handed to
+/// it one request at a time, as a hierarchy's DRAM tier is (experiments/run/dram_tier.h): a
+/// priority policy or a policy that owns its structure, not a complete cache (CachePolicies)
+/// nor one that reads the trace's future. False for an unknown name.
+bool policy_can_be_dram_tier(const std::string& name);
 /// Bytes the policy registered as `name` holds per request of the trace, beyond its cache
 /// (`kBytesPerTraceRequest`: PFOO-L's intervals), for a cell's memory estimate; 0 for the
 /// others.

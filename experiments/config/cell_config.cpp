@@ -190,6 +190,7 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
     auto params_of = [&](const SectionSpec& section) { return section_params(all, section.name); };
     auto selected = [&](const SectionSpec& section) { return values.at(section.selector).text; };
     c.cache = CacheConfig::from(params_of(cache_section()));
+    c.cache.seed = c.seed;
     c.policy = PolicyConfig{selected(policy_section()), params_of(policy_section())};
     c.admission = AdmissionConfig{selected(admission_section()), params_of(admission_section())};
     c.framework = FrameworkConfig{selected(framework_section()), params_of(framework_section())};
@@ -226,18 +227,20 @@ CellConfig make_cell(const std::string& file, const std::string& experiment, siz
           values.at(kStatsIntervalKey.name).text, timing_mode_name(c.timing.mode), c.device.name,
           c.framework.name));
     }
-    // The DRAM tier is built by type on the exact queue for the priority rules only
-    // (experiments/run/tiered_cell.h): a policy that owns its structure runs as the flash tier.
-    if (c.tiers.enabled() &&
-        (is_cache_policy(c.tiers.dram_policy) || is_owning_policy(c.tiers.dram_policy) ||
-         std::find(policy_names().begin(), policy_names().end(), c.tiers.dram_policy) ==
-             policy_names().end())) {
-      std::vector<std::string> priority;
+    // The DRAM tier (experiments/run/dram_tier.h): a priority rule or a policy that owns its
+    // structure, not a complete cache nor a bound reading next-access times.
+    if (c.tiers.enabled() && !policy_can_be_dram_tier(c.tiers.dram_policy)) {
+      std::vector<std::string> allowed;
       for (const std::string& p : policy_names()) {
-        if (!is_cache_policy(p) && !is_owning_policy(p)) priority.push_back(p);
+        if (policy_can_be_dram_tier(p)) allowed.push_back(p);
       }
-      throw std::invalid_argument(fmt::format("key 'tiers.dram_policy': expected {}, found '{}'",
-                                              join_names(priority, ", "), c.tiers.dram_policy));
+      throw std::invalid_argument(fmt::format(
+          "key 'tiers.dram_policy': expected {}, found '{}'{}", join_names(allowed, ", "),
+          c.tiers.dram_policy,
+          policy_reads_next_access(c.tiers.dram_policy)
+              ? " (an offline bound reads the trace's next-access times; the requests a DRAM "
+                "tier sees are not the trace's)"
+              : ""));
     }
     check_policy(c.policy);
     check_admission(c.admission);

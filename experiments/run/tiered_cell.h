@@ -20,6 +20,7 @@
 #include "engine/nhc.h"
 #include "engine/tiers.h"
 #include "experiments/run/backing_store.h"
+#include "experiments/run/dram_tier.h"
 #include "experiments/run/interval_stats.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
@@ -40,15 +41,7 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
   CacheConfig dram_config = plan.cache;
   dram_config.capacity_bytes = plan.tiers.dram ? plan.tiers.dram_capacity_bytes : 1;
   dram_config.validate();
-  const FrameworkConfig exact{"exact", {}};
-  NullDevice dram_device;
-  with_policy_as_base(PolicyConfig{cell.tiers.dram_policy, {}}, [&](auto dram_policy) {
-    // Built by type on the exact queue: dispatching DRAM's framework by name would instantiate
-    // a hierarchy for every framework as DRAM's, three times the code of the one that runs;
-    // LRU as SLRU-1 (the same decisions): one hierarchy fewer per flash cache type.
-    using DP = decltype(dram_policy);
-    Cache<DP, ExactFramework::Queue<DP>> dram(dram_config, exact, std::move(dram_policy),
-                                              dram_device);
+  auto run = [&](auto& dram) {
     Cache<P, typename F::template Queue<P>> flash(plan.cache, plan.framework, P(cell.policy),
                                                   device);
     // Objects DRAM is expected to hold: the cache's estimate scaled by the capacities.
@@ -62,6 +55,27 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
     tiers_config.flash_expected_objects = plan.expected_objects;
     TieredCache tiers(tiers_config, dram, flash);
     fn(tiers);
+  };
+  // Two DRAM types per flash cache type, not one per DRAM policy (each would carry a whole
+  // hierarchy): LRU and SLRU, built by type and inlined (LRU is the default and the common
+  // case; LRU as SLRU-1, the same decisions), and every other policy behind AnyCache
+  // (experiments/run/dram_tier.h: one indirect call per DRAM operation), compiled once.
+  const PolicyConfig dram_policy{cell.tiers.dram_policy, {}};
+  auto erased = [&] {
+    AnyCache dram = make_dram_tier(dram_policy, dram_config);
+    run(dram);
+  };
+  if (is_owning_policy(dram_policy.name)) return erased();
+  with_policy_as_base(dram_policy, [&](auto policy) {
+    using DP = decltype(policy);
+    if constexpr (std::is_same_v<DP, SlruPolicy>) {
+      const FrameworkConfig exact{"exact", {}};
+      NullDevice dram_device;
+      Cache<DP, ExactFramework::Queue<DP>> dram(dram_config, exact, std::move(policy), dram_device);
+      run(dram);
+    } else {
+      erased();
+    }
   });
 }
 

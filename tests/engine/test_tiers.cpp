@@ -17,6 +17,7 @@
 #include "policies/registry.h"
 #include "sim/rng.h"
 #include "tests/block_test_util.h"
+#include "tests/engine/tiers_test_util.h"
 #include "tests/test_util.h"
 
 namespace flashpq {
@@ -407,90 +408,15 @@ TEST_CASE("tiers: DRAM and flash hits equal a second implementation's on a real 
   }
 }
 
-// The value tracker of the fuzzy test: the version of each copy in each tier (absent = 0, as a
-// key never set or deleted reads).
-struct Versions {
-  static constexpr bool kEnabled = true;
-  std::map<uint64_t, uint64_t> tier[3];
-  uint64_t incoming = 0, served = 0, held = 0;
-  std::string broken;
-
-  std::map<uint64_t, uint64_t>& at(Tier t) { return tier[static_cast<int>(t)]; }
-  void write(Tier t, uint64_t k) { at(t)[k] = incoming; }
-  void copy(Tier from, Tier to, uint64_t k) {
-    const auto it = at(from).find(k);
-    if (it == at(from).end() && from != Tier::kBacking && broken.empty()) {
-      broken = "copy from a tier without the key " + std::to_string(k);
-    }
-    at(to)[k] = it == at(from).end() ? 0 : it->second;
-  }
-  void erase(Tier t, uint64_t k) { at(t).erase(k); }
-  void serve(Tier t, uint64_t k) {
-    const auto it = at(t).find(k);
-    served = it == at(t).end() ? 0 : it->second;
-  }
-  void hold(Tier t, uint64_t k) {
-    const auto it = at(t).find(k);
-    held = it == at(t).end() ? 0 : it->second;
-  }
-  void land(Tier t, uint64_t k) { at(t)[k] = held; }
-};
-
-// Runs `n` random requests (60 % gets, 30 % sets, 10 % deletes over 200 keys, 512 B to 4 KiB)
-// through a hierarchy over `flash` and checks every get against a plain map of the latest set.
-// Returns the number of gets checked.
+// The fuzzy test (tests/engine/tiers_test_util.h) over `flash` with a 16 KiB exact LRU DRAM.
 template <class F>
 uint64_t fuzz_modes(F& flash, const TiersConfig& cfg, uint64_t seed, uint64_t n) {
   NullDevice none;
   uint64_t checked = 0;
-  with_exact_lru(capacity(16 << 10, false), none, [&](ExactLru& dram) {
-    {
-      Versions v;
-      TieredCache t(cfg, dram, flash, &v);
-      std::map<uint64_t, uint64_t> latest;
-      RngStream rng(seed, 0);
-      for (uint64_t i = 1; i <= n; ++i) {
-        // nhc: the controller's switches change every 500 requests (data admission on and
-        // off; load_admit 1, 0.5, 0), as engine/nhc.h may set them at any request.
-        if (cfg.nhc() && i % 500 == 0) t.set_nhc((i / 500) % 2 == 0, 0.5 * ((i / 500) % 3));
-        const uint64_t key = rng.next() % 200;
-        const uint32_t size = 512 + static_cast<uint32_t>(rng.next() % 3585);
-        const uint64_t op = rng.next() % 10;
-        const uint64_t time_ns = i * 1000;
-        if (op < 6) {
-          Request r = get(key, size);
-          r.time_ns = time_ns;
-          const bool hit = t.access(r);
-          INFO("request " << i << ", get " << key << (hit ? " (hit)" : " (miss)"));
-          REQUIRE(v.served == latest[key]);
-          ++checked;
-        } else if (op < 9) {
-          v.incoming = i;
-          latest[key] = i;
-          Request r = set(key, size);
-          r.time_ns = time_ns;
-          t.access(r);
-        } else {
-          latest[key] = 0;
-          t.access(del(key));
-        }
-        REQUIRE(v.broken.empty());
-      }
-      // The tracker mirrors the caches: every tracked copy is cached and every cached key
-      // tracked (keys 0..199).
-      for (uint64_t k = 0; k < 200; ++k) {
-        CHECK(dram.contains(k) == v.at(Tier::kDram).contains(k));
-        CHECK(flash.contains(k) == v.at(Tier::kFlash).contains(k));
-      }
-    }
-  });
+  with_exact_lru(capacity(16 << 10, false), none,
+                 [&](ExactLru& dram) { checked = testing::fuzz_tiers(dram, flash, cfg, seed, n); });
   return checked;
 }
-
-const CacheMode kModes[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
-                            CacheMode::kWriteAround,  CacheMode::kWriteOnly,
-                            CacheMode::kPassThrough,  CacheMode::kNhcWriteAround,
-                            CacheMode::kNhcWriteBack};
 
 TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, RIPQ and SIPQ",
           "[tiers]") {
@@ -501,7 +427,7 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
   for (const auto& named : frameworks) {
     const std::string& name = named.first;
     const FrameworkConfig& fc = named.second;
-    for (CacheMode mode : kModes) {
+    for (CacheMode mode : testing::kModes) {
       for (int variant = 0; variant < 11; ++variant) {
         // Six admissions with a DRAM tier; five without (retention needs DRAM).
         const FlashAdmission a = static_cast<FlashAdmission>(variant % 6);
@@ -527,7 +453,7 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
 
 // The fuzzy test of every mode with the flash tier on RIPQ (8 KiB blocks, K = 2) on `device`.
 void fuzz_modes_on(Device& device, uint64_t seed) {
-  for (CacheMode mode : kModes) {
+  for (CacheMode mode : testing::kModes) {
     INFO("mode " << static_cast<int>(mode));
     with_framework(
         ripq_config(8 << 10, 2, 4), capacity(256 << 10, false), LruPolicy(PolicyConfig{"lru", {}}),

@@ -9,6 +9,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
+#include "fmt/format.h"
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
@@ -119,6 +120,23 @@ TEST_CASE("the new policies take TinyLFU admission and run as a hierarchy's flas
   CHECK(std::stod(tiered.at("dram_hits")) > 0);
 }
 
+TEST_CASE("the new policies run as a hierarchy's DRAM tier, as their own cache of its size",
+          "[experiments][policies][dram-tier]") {
+  // A get-only trace, write-through: the DRAM tier sees every get as a cache of its size alone.
+  for (const char* name : {"s3fifo", "sieve", "lirs"}) {
+    INFO(name);
+    const RowMap tiered = run_one(fmt::format(
+        "cache: {{capacity: 0.05}}\npolicy: {{name: lru}}\ntiers: {{mode: wt, dram_capacity: "
+        "0.01, dram_policy: {}}}\n",
+        name));
+    const RowMap alone =
+        run_one(fmt::format("cache: {{capacity: 0.01}}\npolicy: {{name: {}}}\n", name));
+    REQUIRE(tiered.count("error") == 0);
+    CHECK(tiered.at("dram_hits") == alone.at("hits"));
+    CHECK(std::stod(tiered.at("flash_hits")) > 0);
+  }
+}
+
 TEST_CASE("experiments/policies.yaml: PFOO-L's miss ratio is below every policy's",
           "[experiments][policies]") {
   const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/policies.yaml", {});
@@ -154,8 +172,8 @@ TEST_CASE("configurations the new policies cannot run are refused before any cel
                     Contains("tiers.mode") && Contains("belady"));
   CHECK_THROWS_WITH(load(dir,
                          "cache: {capacity: 0.1}\npolicy: {name: lru}\ntiers: {mode: wt, "
-                         "dram_capacity: 0.01, dram_policy: sieve}\n"),
-                    Contains("tiers.dram_policy") && Contains("sieve"));
+                         "dram_capacity: 0.01, dram_policy: belady}\n"),
+                    Contains("tiers.dram_policy") && Contains("belady") && Contains("next-access"));
   CHECK_THROWS_WITH(load(dir,
                          "cache: {capacity: 0.1}\npolicy: {name: pfoo_l}\ndevice: {name: "
                          "simflash, profile: tiny}\n"),
