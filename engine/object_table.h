@@ -134,6 +134,16 @@ class ObjectTable {
     }
   }
 
+  /// Hints that `key` is looked up soon: prefetches its bucket (stage 1, some requests ahead)
+  /// or, once the bucket has arrived, the first entry of its chain (stage 2, fewer requests
+  /// ahead). Reads nothing that reaches a result; a replay loop over requests in memory calls
+  /// them (experiments/run/replay.h) so that a lookup finds both in cache.
+  void prefetch_bucket(uint64_t key) const { __builtin_prefetch(&buckets_[bucket(key)]); }
+  void prefetch_entry(uint64_t key) const {
+    const Handle h = buckets_[bucket(key)];
+    if (h != kNoHandle) __builtin_prefetch(&entries_[h]);
+  }
+
   /// Creates an entry for `key` (REQUIRES: not present) and indexes it. Returns its handle.
   /// Throws std::length_error past kMaxObjects live entries.
   Handle add(uint64_t key, uint32_t size_bytes) {

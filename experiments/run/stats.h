@@ -32,6 +32,9 @@ struct HitCounters {
   uint64_t compulsory_misses = 0;
   uint64_t bytes_requested = 0;
   uint64_t bytes_hit = 0;
+  /// The trace time of the first and the last request counted, ns (0 and 0 without any): the
+  /// measured span of a functional run, for rates over trace time.
+  uint64_t first_time_ns = 0, last_time_ns = 0;
 };
 
 /// Accumulates HitCounters. A hit (always a get on a key already seen) costs two additions:
@@ -59,6 +62,16 @@ class HitStats {
   /// Records request r of the warm-up: it counts nothing, but its key is seen from now on.
   void record_warmup(const Request& r, bool hit) {
     if (!hit) defer(r, false);  // a hit's key was seen already
+  }
+
+  /// Notes the trace times of a batch of counted requests, the first and the last (replay_span
+  /// calls it once per batch).
+  void note_times(uint64_t first_ns, uint64_t last_ns) {
+    if (!timed_) {
+      other_.first_time_ns = first_ns;
+      timed_ = true;
+    }
+    other_.last_time_ns = last_ns;
   }
 
   /// Completes the deferred record. Call before counters(); replay_span does at its end.
@@ -118,6 +131,7 @@ class HitStats {
   Request pending_;  // the deferred non-hit, if has_pending_
   bool pending_counted_ = false;
   bool has_pending_ = false;
+  bool timed_ = false;  // note_times() was called
 };
 
 }  // namespace flashpq
