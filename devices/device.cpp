@@ -45,6 +45,29 @@ const DeviceType& device_type(const std::string& name) {
   return entry_named(device_types(), name, "device.name");
 }
 
+const KeySpec& device_endurance_dwpd_key() {
+  static const KeySpec k =
+      key("device.endurance_dwpd", ValueType::kFloat)
+          .def("1")
+          .range(0.001, 1000)
+          .units("drive writes per day")
+          .strict_to_readers()
+          .desc(
+              "rated endurance: full drive writes per day over device.warranty_years (a "
+              "datacenter read-intensive SSD: 1; mixed use: 3), for device_lifetime_days");
+  return k;
+}
+
+const KeySpec& device_warranty_years_key() {
+  static const KeySpec k = key("device.warranty_years", ValueType::kFloat)
+                               .def("5")
+                               .range(0.01, 100)
+                               .units("years")
+                               .strict_to_readers()
+                               .desc("the warranty period the endurance rating is given over");
+  return k;
+}
+
 const SectionSpec& device_section() {
   static const SectionSpec section = registry_section(
       "device", fault_keys(), key("device.name", ValueType::kEnum).def("null").desc("device"),

@@ -240,6 +240,13 @@ struct DeviceType {
 /// comparison.
 const KeySpec& device_capacity_key();
 
+/// device.endurance_dwpd and device.warranty_years, keys of the devices with a capacity
+/// (simflash, block; the null device has no endurance): the rated endurance
+/// (full drive writes per day over the warranty period) that a row's device_lifetime_days is
+/// computed against (experiments/run/row.cpp).
+const KeySpec& device_endurance_dwpd_key();
+const KeySpec& device_warranty_years_key();
+
 /// The registered device types, in registration order.
 const std::vector<const DeviceType*>& device_types();
 /// The type registered under `name`. Throws std::invalid_argument naming the allowed names.

@@ -48,6 +48,9 @@ struct CacheConfig {
   bool unit_size = false;
   /// Default kKeep.
   SizeChange on_size_change = SizeChange::kKeep;
+  /// The cell's seed (the experiment's `seed`), passed to the framework (QueueContext::seed)
+  /// for what it draws at random. Not a key of the cache section. Default 0.
+  uint64_t seed = 0;
 
   /// Decodes cache.unit_size and cache.on_size_change from `params` (unset keys take their
   /// defaults); capacity_bytes stays 0 until CapacitySpec::resolve(). Throws
@@ -97,7 +100,7 @@ class Cache {
         admission_(std::move(admission)),
         policy_(std::move(policy)),
         queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
-                            EvictionSink{&Cache::before_evict, this}, &policy_}) {}
+                            EvictionSink{&Cache::before_evict, this}, &policy_, config.seed}) {}
 
   Cache(const Cache&) = delete;
   Cache& operator=(const Cache&) = delete;
@@ -116,6 +119,9 @@ class Cache {
       if (h != kNoHandle && hit(h, r)) [[likely]] {
         return true;
       }
+      // A flash engine looks where it would have found the key (BigHash: its bucket's Bloom
+      // filter, and the bucket on a false positive).
+      if constexpr (requires { queue_.on_lookup_miss(r.key); }) queue_.on_lookup_miss(r.key);
       insert(r.key, size_of(r));
       return false;
     }
@@ -130,7 +136,9 @@ class Cache {
   /// inserted above it, not in it.
   bool lookup(const Request& r) {
     const Handle h = table_.find_to_front(r.key);
-    return h != kNoHandle && hit(h, r);
+    if (h != kNoHandle && hit(h, r)) return true;
+    if constexpr (requires { queue_.on_lookup_miss(r.key); }) queue_.on_lookup_miss(r.key);
+    return false;
   }
 
   /// Called with the key and size of each object the framework evicts, before it leaves (never
@@ -142,6 +150,14 @@ class Cache {
     listener_ = listener;
     listener_context_ = context;
   }
+
+  /// Prefetch hints for a request `key` to come (ObjectTable::prefetch_bucket, prefetch_entry):
+  /// no effect on any result.
+  void prefetch_bucket(uint64_t key) const {
+    table_.prefetch_bucket(key);
+    if constexpr (requires { policy_.prefetch(key); }) policy_.prefetch(key);
+  }
+  void prefetch_entry(uint64_t key) const { table_.prefetch_entry(key); }
 
   /// Sizes the index for `objects` cached objects, so that a run allocates nothing after it.
   void reserve(size_t objects) { table_.reserve(objects); }
@@ -207,6 +223,8 @@ class Cache {
     if (config_.on_size_change == SizeChange::kKeep || table_[h].size_bytes == size_of(r))
         [[likely]] {
       if (read_hits_) queue_.read_hit(h);
+      // A flash engine sees every hit (navy's hit counts, LRU regions), whatever the policy.
+      if constexpr (requires { queue_.on_hit(h); }) queue_.on_hit(h);
       policy_.on_hit(queue_, table_, h);
       return true;
     }

@@ -13,6 +13,12 @@ bool framework_builds_cache(const std::string& name) {
                          [](auto type) { return decltype(type)::type::kHasQueue; });
 }
 
+bool framework_is_engine(const std::string& name) {
+  return with_type_named(Frameworks{}, name, "framework.name", [](auto type) {
+    return is_engine_framework<typename decltype(type)::type>;
+  });
+}
+
 void check_framework(const FrameworkConfig& config) {
   with_type_named(Frameworks{}, config.name, "framework.name", [&](auto type) {
     using F = typename decltype(type)::type;

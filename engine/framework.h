@@ -6,7 +6,11 @@
 //   exact   an exact priority queue in memory, the fidelity baseline (engine/exact/);
 //   ripq    RIPQ, RIPQ paper §4 (engine/ripq/);
 //   sipq    SIPQ, §5 (engine/sipq/);
-//   direct  no cache: requests are block I/O sent straight to the device (engine/direct/).
+//   direct  no cache: requests are block I/O sent straight to the device (engine/direct/);
+//   bighash CacheLib navy's BigHash, a flash engine (engine/bighash/);
+//   blockcache  CacheLib navy's BlockCache, a flash engine (engine/blockcache/);
+//   kangaroo    Kangaroo (SOSP'21): a log in front of sets, a flash engine (engine/kangaroo/);
+//   hybrid      navy's BigHash and BlockCache on one device, split by size (engine/hybrid/).
 // with_framework() instantiates Cache<P, Queue, A> once per (policy, framework, admission) so
 // the per-request path has no virtual call.
 #pragma once
@@ -26,8 +30,24 @@
 
 namespace flashpq {
 
+/// A flash engine (BlockCache, BigHash): a framework whose own rules order its objects (regions,
+/// buckets, reinsertion), declared by `static constexpr bool kEngine = true`. Its queue ignores
+/// the policy's priorities; it is compiled with policy fifo only (experiments/run/kernel_unit.h).
+template <class F>
+consteval bool engine_flag() {
+  if constexpr (requires { F::kEngine; }) {
+    return F::kEngine;
+  } else {
+    return false;
+  }
+}
+template <class F>
+inline constexpr bool is_engine_framework = engine_flag<F>();
+
 /// The registry, in registration order: one line per framework.
-using Frameworks = TypeList<ExactFramework, RipqFramework, SipqFramework, DirectFramework>;
+using Frameworks =
+    TypeList<ExactFramework, RipqFramework, SipqFramework, DirectFramework, BigHashFramework,
+             BlockCacheFramework, KangarooFramework, HybridFramework>;
 
 /// Every name `framework.name` accepts, in registration order.
 const std::vector<std::string>& framework_names();
@@ -38,6 +58,10 @@ const SectionSpec& framework_section();
 /// Whether the framework named `name` builds a cache (all but direct). Throws
 /// std::invalid_argument for an unknown name.
 bool framework_builds_cache(const std::string& name);
+
+/// Whether the framework named `name` is a flash engine (is_engine_framework). Throws
+/// std::invalid_argument for an unknown name.
+bool framework_is_engine(const std::string& name);
 
 /// Checks config.params as the named framework reads them (its decoding: RipqConfig::from…),
 /// without building anything. Throws std::invalid_argument quoting a bad value or naming an

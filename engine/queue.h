@@ -29,6 +29,11 @@
 //   size_t queue_bytes() const;               DRAM of the queue structure outside the entries:
 //                                             segments, heap, blocks and sections, histogram,
 //                                             per-object priorities, allocators
+// Two optional hooks, for the flash engines (engine/blockcache/, engine/bighash/), which order
+// objects by their own rules rather than by the policy's priorities:
+//   void on_hit(Handle);                      every hit, whether or not hits are read
+//   void on_lookup_miss(uint64_t key);        every get that finds no object (a Bloom filter's
+//                                             false positive reads flash)
 // Relative queues take p ∈ [0, 1]; absolute queues take any finite p.
 //
 // DRAM is reported in the three parts of the RIPQ paper's §4.2, by what a byte does, not by
@@ -211,6 +216,10 @@ struct FrameworkLayout {
   uint64_t device_bytes = 0;
   /// Whether objects are written to the device at all.
   bool places_objects = false;
+  /// Whether the framework reads blocks it never wrote, by design: navy's BigHash reads a
+  /// bucket before its first write (a read-modify-write), Kangaroo a set. A block device in
+  /// verify mode then counts such reads as unchecked instead of failing the run.
+  bool reads_unwritten_blocks = false;
   /// One sentence per misleading choice, naming the keys to change.
   std::vector<std::string> notes;
 };
@@ -251,7 +260,36 @@ struct QueueContext {
   /// A policy that owns its structure (engine/policy.h OwningPolicy): the cache's policy
   /// object, which the exact framework's ExactOwnedQueue<P> asks for victims; null otherwise.
   void* owning_policy = nullptr;
+  /// The cell's seed (CacheConfig::seed), for a framework that draws at random (navy's
+  /// percentage reinsertion): it seeds its own RngStream (sim/rng.h).
+  uint64_t seed = 0;
+  /// The first byte of the device this queue lays its objects out from (a flash engine's; a
+  /// hybrid gives its two engines disjoint ranges: engine/hybrid/). Default 0.
+  uint64_t device_offset = 0;
 };
+
+/// What a flash engine (a framework declaring kEngine, engine/framework.h) requires of a cell:
+/// policy fifo (its own rules order its objects; the policy only hands it insertions), no
+/// admission policy of its own (a hierarchy's tiers.flash_admission admits to it), and sizes in
+/// bytes.
+inline std::vector<Requirement> engine_requirements(const std::string& engine) {
+  return {Requirement{{},
+                      "policy.name",
+                      {"fifo"},
+                      "framework " + engine +
+                          " orders its objects by its own rules (its framework keys); it is "
+                          "built with policy fifo"},
+          Requirement{{},
+                      "admission.name",
+                      {"none"},
+                      "framework " + engine +
+                          " has no single victim to compare a candidate with; in a hierarchy, "
+                          "tiers.flash_admission admits to it"},
+          Requirement{{},
+                      "cache.unit_size",
+                      {"false"},
+                      "framework " + engine + " lays out bytes: regions, buckets, sets"}};
+}
 
 /// Object-level accounting of a framework. Balance (checked by tests): every object copy
 /// placed is live, evicted or superseded:

@@ -54,6 +54,10 @@ class RngStream {
   static constexpr uint64_t kTierAdmissionStream = 10;
   /// NHC's choice of the device that serves a flash hit (engine/tiers.h).
   static constexpr uint64_t kTierOffloadStream = 11;
+  /// Navy BlockCache's percentage reinsertion (engine/blockcache/).
+  static constexpr uint64_t kBlockCacheReinsertionStream = 12;
+  /// Kangaroo's random admission before its log (engine/kangaroo/).
+  static constexpr uint64_t kKangarooAdmissionStream = 13;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

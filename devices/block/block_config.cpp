@@ -67,7 +67,8 @@ const ComponentSpec& block_spec() {
       "block",
       "a real file or block device: O_DIRECT, io_uring or psync, behind a safety gate",
       {kPath, device_capacity_key(), kEngine, kQueueDepth, kMaxIoSize, kODirect, kRegisteredBuffers,
-       kVerify, kDiscardBeforeRun, kNvmeCounters},
+       kVerify, kDiscardBeforeRun, kNvmeCounters, device_endurance_dwpd_key(),
+       device_warranty_years_key()},
       {},
       {},
       {}};

@@ -293,7 +293,7 @@ ResultRow run_cell(const CellConfig& cell_as_written, const TraceSummary& summar
     }
     case RunnerKind::kWall: {
       BlockDevice device(plan.device);
-      device.set_unwritten_reads_are_errors(!plan.direct);
+      device.set_unwritten_reads_are_errors(!plan.direct && !plan.layout.reads_unwritten_blocks);
       attach(device);
       return row(run_on_wall_clock(cell, plan, device), device);
     }

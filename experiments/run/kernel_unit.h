@@ -6,7 +6,9 @@
 //       (F = the frameworks with a queue, in registration order), with every admission policy;
 //   then one unit per policy that owns its structure (OwningPolicies), on framework exact, with
 //       every admission policy;
-//   after that: cache policy K − |Policies| × F − |OwningPolicies|.
+//   then one unit per cache policy (CachePolicies);
+//   last, one unit per flash engine (a framework declaring kEngine, engine/framework.h: its
+//       own rules order its objects; built with policy fifo and no admission of its own).
 // The registries (policies/registry.h, engine/framework.h) are the only lists: a new policy or
 // framework needs no line here, only the build's count of units, which kernels.cpp checks.
 #pragma once
@@ -50,26 +52,34 @@ struct ListAt<TypeList<T...>, I> {
   using type = std::tuple_element_t<I, std::tuple<T...>>;
 };
 
-// The frameworks that build a cache (kHasQueue), in registration order.
-template <class... Kept>
-constexpr auto caching(TypeList<Kept...> kept, TypeList<>) {
+// The frameworks of Frameworks (in registration order) for which Keep<F>::value holds.
+template <template <class> class Keep, class... Kept>
+constexpr auto keep_if(TypeList<Kept...> kept, TypeList<>) {
   return kept;
 }
-template <class... Kept, class First, class... Rest>
-constexpr auto caching(TypeList<Kept...>, TypeList<First, Rest...>) {
-  if constexpr (First::kHasQueue) {
-    return caching(TypeList<Kept..., First>{}, TypeList<Rest...>{});
+template <template <class> class Keep, class... Kept, class First, class... Rest>
+constexpr auto keep_if(TypeList<Kept...>, TypeList<First, Rest...>) {
+  if constexpr (Keep<First>::value) {
+    return keep_if<Keep>(TypeList<Kept..., First>{}, TypeList<Rest...>{});
   } else {
-    return caching(TypeList<Kept...>{}, TypeList<Rest...>{});
+    return keep_if<Keep>(TypeList<Kept...>{}, TypeList<Rest...>{});
   }
 }
-using CachingFrameworks = decltype(caching(TypeList<>{}, Frameworks{}));
+template <class F>
+struct IsEngine : std::bool_constant<is_engine_framework<F>> {};
+template <class F>
+struct IsPriorityFramework : std::bool_constant<F::kHasQueue && !is_engine_framework<F>> {};
+/// The frameworks that build a cache for every priority policy (kHasQueue, not an engine).
+using CachingFrameworks = decltype(keep_if<IsPriorityFramework>(TypeList<>{}, Frameworks{}));
+/// The flash engines.
+using EngineFrameworks = decltype(keep_if<IsEngine>(TypeList<>{}, Frameworks{}));
 
-/// Units the registries need: one per (priority policy, caching framework), one per cache
-/// policy.
+/// Units the registries need: one per (priority policy, caching framework), one per policy
+/// that owns its structure, one per cache policy, one per engine.
 inline constexpr size_t kUnitsNeeded =
     ListSize<Policies>::value * ListSize<CachingFrameworks>::value +
-    ListSize<OwningPolicies>::value + ListSize<CachePolicies>::value;
+    ListSize<OwningPolicies>::value + ListSize<CachePolicies>::value +
+    ListSize<EngineFrameworks>::value;
 
 // ---- Cache builders --------------------------------------------------------------------------
 // build(policy, admission, framework, cache, expected_objects, device, fn) builds the cache and
@@ -243,9 +253,13 @@ std::vector<KernelEntry> unit() {
   } else if constexpr (K < priority + owning) {
     using P = typename ListAt<OwningPolicies, K - priority>::type;
     return priority_entries<P, ExactFramework>(AdmissionPolicies{});
-  } else {
+  } else if constexpr (K < priority + owning + ListSize<CachePolicies>::value) {
     using C = typename ListAt<CachePolicies, K - priority - owning>::type;
     return {KernelEntry{C::spec().name, "", "", kernels_of<CachePolicyBuilder<C>>()}};
+  } else {
+    using E = typename ListAt<EngineFrameworks,
+                              K - priority - owning - ListSize<CachePolicies>::value>::type;
+    return priority_entries<FifoPolicy, E>(TypeList<NoAdmission>{});
   }
 }
 

@@ -12,22 +12,29 @@
 namespace flashpq {
 
 namespace kernels {
-// Every priority policy, every framework with a queue and every cache policy registered: one
-// unit each pair (experiments/run/kernel_unit.h). Counted here as kernel_unit.h counts them.
+// Every priority policy × every framework with a queue that is not an engine, every policy that
+// owns its structure, every cache policy and every engine: one unit each
+// (experiments/run/kernel_unit.h). Counted here as kernel_unit.h counts them.
 template <class... F>
 constexpr size_t caching_count(TypeList<F...>) {
-  return (size_t{0} + ... + (F::kHasQueue ? 1 : 0));
+  return (size_t{0} + ... + (F::kHasQueue && !is_engine_framework<F> ? 1 : 0));
+}
+template <class... F>
+constexpr size_t engine_count(TypeList<F...>) {
+  return (size_t{0} + ... + (is_engine_framework<F> ? 1 : 0));
 }
 template <class... T>
 constexpr size_t list_size(TypeList<T...>) {
   return sizeof...(T);
 }
 constexpr size_t kUnitsNeeded = list_size(Policies{}) * caching_count(Frameworks{}) +
-                                list_size(OwningPolicies{}) + list_size(CachePolicies{});
+                                list_size(OwningPolicies{}) + list_size(CachePolicies{}) +
+                                engine_count(Frameworks{});
 static_assert(FLASHPQ_KERNEL_UNITS == kUnitsNeeded,
               "CMakeLists.txt (flashpq_kernel_units) generated another number of kernel units "
               "than the registries need: it counts the type lists of policies/registry.h and "
-              "engine/framework.h, and the frameworks declaring kHasQueue = false");
+              "engine/framework.h, the frameworks declaring kHasQueue = false and those declaring "
+              "kEngine = true");
 }  // namespace kernels
 
 namespace {

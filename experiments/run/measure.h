@@ -145,6 +145,9 @@ struct RunCounters {
   uint64_t rejections = 0;
   /// A hierarchy's (engine/tiers.h); zero for a cache alone.
   TierCounters tiers;
+  /// A flash engine's lookups that its Bloom filter passed for a key it does not hold, each a
+  /// wasted device read (engine/bighash/); zero for the others.
+  uint64_t bloom_false_positive_reads = 0;
 };
 
 /// What a runner measured, for the row.
@@ -161,6 +164,9 @@ struct Measurement {
   RunCounters warm, end;
   /// The cache at the end of the run.
   uint64_t objects = 0, used_bytes = 0, index_bytes = 0, queue_bytes = 0, admission_bytes = 0;
+  /// DRAM of the design's index at the end: a flash engine's own accounting
+  /// (modelled_dram_index_bytes(): navy's Bloom filters, index entries), else index_bytes.
+  uint64_t dram_index_bytes = 0;
   /// False when the framework wrote nothing to the device (exact without placement, W-TinyLFU):
   /// no implementation WA.
   bool places_objects = true;
@@ -209,6 +215,13 @@ RunCounters run_counters(const C& cache, const Device& device) {
   r.miss_bytes = cache.miss_bytes_inserted();
   r.rejections = cache.admission_rejections();
   if constexpr (requires { cache.tier_counters(); }) r.tiers = cache.tier_counters();
+  if constexpr (requires { cache.queue().engine_counters().bloom_false_positive_reads; }) {
+    r.bloom_false_positive_reads = cache.queue().engine_counters().bloom_false_positive_reads;
+  }
+  // An engine that admits on its own (Kangaroo's random admission before its log).
+  if constexpr (requires { cache.queue().engine_counters().admission_rejections; }) {
+    r.rejections += cache.queue().engine_counters().admission_rejections;
+  }
   return r;
 }
 
@@ -237,6 +250,11 @@ void finish(Measurement& m, const C& cache, const Device& device) {
   m.queue_bytes = cache.queue_bytes();
   m.admission_bytes = cache.admission_bytes();
   m.places_objects = cache.places_objects();
+  if constexpr (requires { cache.queue().modelled_dram_index_bytes(); }) {
+    m.dram_index_bytes = cache.queue().modelled_dram_index_bytes();
+  } else {
+    m.dram_index_bytes = m.index_bytes;
+  }
 }
 
 /// Counts request r of framework direct after the warm-up: requests; reads, writes and trims

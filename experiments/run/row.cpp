@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "engine/framework.h"
 #include "experiments/config/schema.h"
 #include "experiments/run/runners.h"
 #include "policies/registry.h"
@@ -26,6 +27,9 @@ enum class When {
   kDeviceIo,       // the cell does device I/O: framework direct, or a cache that places objects
   kCacheDeviceIo,  // a cache that places objects on its device
   kBlocks,         // the framework writes device blocks (RIPQ, SIPQ)
+  kEngine,         // a flash engine (engine/framework.h is_engine_framework)
+  kWriteRate,      // kCacheDeviceIo, and a clock: timed, or a trace with request times
+  kLifetime,       // kWriteRate on a device with a capacity and an endurance (simflash, block)
   kBounded,        // the device has a capacity (not the null device)
   kNhc,            // tiers.mode nhc_wa or nhc_wb
   kTimed,          // timing.mode simulated or wall, or a real device
@@ -50,6 +54,14 @@ const char* when_text(When w) {
              "framework.placement naive)";
     case When::kBlocks:
       return "a framework that writes device blocks (RIPQ, SIPQ)";
+    case When::kWriteRate:
+      return "a cache that places objects on its device, timed or on a trace with request "
+             "times";
+    case When::kLifetime:
+      return "a cache that places objects on a device with a capacity (simflash, block), timed "
+             "or on a trace with request times";
+    case When::kEngine:
+      return "a flash engine (framework bighash, blockcache, kangaroo, hybrid)";
     case When::kBounded:
       return "a device with a capacity (simflash, block)";
     case When::kNhc:
@@ -211,6 +223,19 @@ const std::vector<RowColumn>& cache_columns() {
               When::kCache),
       declare(column("host_bytes_written").units("bytes").desc("bytes written to the device"),
               When::kDeviceIo),
+      declare(column("flash_write_rate_mib_s")
+                  .units("MiB/s")
+                  .desc("host_bytes_written / 2^20 / the measured seconds: simulated or wall "
+                        "time when timed, else the trace's time from the first to the last "
+                        "request measured; empty without either"),
+              When::kWriteRate),
+      declare(column("device_lifetime_days")
+                  .units("days")
+                  .desc("days until the writes at flash_write_rate_mib_s use up the rated "
+                        "endurance: device.endurance_dwpd × device bytes × 365 × "
+                        "device.warranty_years / bytes written per day (device bytes: the "
+                        "device's capacity)"),
+              When::kLifetime),
       declare(column("device_writes").units("operations").desc("write operations on the device"),
               When::kDeviceIo),
       declare(column("device_reads").units("operations").desc("read operations on the device"),
@@ -247,7 +272,18 @@ const std::vector<RowColumn>& cache_columns() {
                   .units("bytes")
                   .desc("TinyLFU's count-min sketch and doorkeeper (admission, or inside "
                         "W-TinyLFU); 0 without"),
-              When::kCache)};
+              When::kCache),
+      declare(column("dram_index_bytes_per_object")
+                  .units("bytes")
+                  .desc("DRAM of the design's index per cached object at the end: a flash "
+                        "engine's own accounting (navy BigHash: its Bloom filters, nothing per "
+                        "object), else index_bytes_per_object (the RIPQ paper's index map)"),
+              When::kCache),
+      declare(column("bloom_false_positive_reads")
+                  .units("reads")
+                  .desc("lookups a Bloom filter passed for a key not cached: each reads a "
+                        "bucket in vain (navy's bfFalsePositiveCount)"),
+              When::kEngine)};
   return v;
 }
 
@@ -369,6 +405,8 @@ struct RowTraits {
   bool cache = false;
   bool device_io = false;
   bool blocks = false;
+  bool engine = false;
+  bool trace_times = false;  // the trace's requests carry times (its summary's span > 0)
   bool bounded = false;
   bool tiered = false;
   bool nhc = false;
@@ -390,6 +428,12 @@ struct RowTraits {
         return cache && device_io;
       case When::kBlocks:
         return blocks;
+      case When::kEngine:
+        return engine;
+      case When::kWriteRate:
+        return cache && device_io && (timed() || trace_times);
+      case When::kLifetime:
+        return bounded && holds(When::kWriteRate);
       case When::kBounded:
         return bounded;
       case When::kNhc:
@@ -417,6 +461,8 @@ RowTraits traits_of(const CellConfig& cell, const TraceSummary& summary, const C
   // W-TinyLFU is a cache of its own: it places nothing (policies/wtinylfu.h).
   t.device_io = plan.direct || (plan.layout.places_objects && !is_cache_policy(cell.policy.name));
   t.blocks = plan.layout.block_bytes != 0;
+  t.engine = t.cache && framework_is_engine(cell.framework.name);
+  t.trace_times = summary.last_time_ns > summary.first_time_ns;
   t.bounded = plan.device_bounds.capacity_bytes != 0;
   t.tiered = plan.tiers.enabled();
   t.nhc = plan.tiers.nhc();
@@ -625,6 +671,22 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
   auto per_object = [&](uint64_t bytes) {
     return m.objects ? static_cast<double>(bytes) / static_cast<double>(m.objects) : nan;
   };
+  // The flash write rate over the measured seconds (simulated or wall time, else trace time)
+  // and the days the rated endurance lasts at it.
+  const double measured_s = m.timing && m.timing->interval_ns != 0
+                                ? m.timing->seconds()
+                                : static_cast<double>(h.last_time_ns - h.first_time_ns) / 1e9;
+  const uint64_t written = dv.write_bytes - dv0.write_bytes;
+  const double write_rate_mib_s =
+      measured_s > 0 ? static_cast<double>(written) / 1048576.0 / measured_s : nan;
+  const uint64_t device_bytes = plan.device_bounds.capacity_bytes;
+  const double lifetime_days =
+      measured_s > 0 && written > 0 && device_bytes > 0
+          ? cell.device.params.get<double>(device_endurance_dwpd_key()) *
+                static_cast<double>(device_bytes) * 365.0 *
+                cell.device.params.get<double>(device_warranty_years_key()) /
+                (static_cast<double>(written) / measured_s * 86400.0)
+          : nan;
   put(cache_columns(), {n(h.requests),
                         n(h.get_requests),
                         n(h.set_requests),
@@ -646,6 +708,8 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
                         n(wa_impl),
                         n(wa_objects),
                         n(dv.write_bytes - dv0.write_bytes),
+                        n(write_rate_mib_s),
+                        n(lifetime_days),
                         n(dv.writes - dv0.writes),
                         n(dv.reads - dv0.reads),
                         n(dv.read_bytes - dv0.read_bytes),
@@ -658,7 +722,9 @@ ResultRow build_row(const CellConfig& cell, const TraceSummary& summary, const C
                         n(per_object(m.index_bytes)),
                         n(m.queue_bytes),
                         n(per_object(m.queue_bytes)),
-                        n(m.admission_bytes)});
+                        n(m.admission_bytes),
+                        n(per_object(m.dram_index_bytes)),
+                        n(m.end.bloom_false_positive_reads - m.warm.bloom_false_positive_reads)});
   if (m.tiered) {
     const TierCounters& t = m.end.tiers;
     const TierCounters& t0 = m.warm.tiers;

@@ -707,6 +707,11 @@ TEST_CASE("simflash's keys: the profile, then each key that is set -- the row sh
       CHECK(k.strict);
       continue;
     }
+    if (k.name == "device.endurance_dwpd" || k.name == "device.warranty_years") {
+      CHECK(k.filled_by.empty());  // a rating, not the profile's
+      CHECK(k.strict);
+      continue;
+    }
     CHECK(k.filled_by == "device.profile");
     CHECK(k.strict);
   }

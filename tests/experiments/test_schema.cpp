@@ -98,7 +98,8 @@ TEST_CASE("the experiment schema: assembled without error -- who reads what", "[
     return key->reader_names();
   };
   CHECK(readers("framework.block_size") == "ripq, sipq");
-  CHECK(readers("framework.read_hits") == "exact, ripq, sipq");
+  CHECK(readers("framework.read_hits") ==
+        "exact, ripq, sipq, bighash, blockcache, kangaroo, hybrid");
   CHECK(readers("framework.offset_unit") == "direct");
   CHECK(readers("policy.segments") == "slru, gdsf");
   CHECK(readers("trace.path") ==

@@ -1,0 +1,137 @@
+// Tests of engine/hybrid: navy's small/large split. The layout equals navy's worked layouts
+// (docs/reference/navy-spec.md §1.2, computed from NavySetup.cpp); each engine inside the hybrid
+// behaves exactly as the same engine alone, on its own range of the device, fed the requests
+// routed to it (a second implementation: the engines composed by hand); bad keys are refused.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/bighash/bighash_queue.h"
+#include "engine/blockcache/blockcache_queue.h"
+#include "engine/cache.h"
+#include "engine/hybrid/hybrid_queue.h"
+#include "policies/fifo.h"
+#include "sim/rng.h"
+#include "tests/test_util.h"
+
+namespace flashpq {
+namespace {
+
+using testing::RecordingDevice;
+
+FifoPolicy fifo() {
+  return FifoPolicy(PolicyConfig{"fifo", {}});
+}
+
+FrameworkConfig hybrid_config(uint64_t region_bytes, uint32_t small_max, uint32_t pct) {
+  FrameworkConfig f;
+  f.name = "hybrid";
+  f.params.set(kBlockCacheRegionSizeKey.name, region_bytes);
+  f.params.set(kBlockCacheReinsertionKey.name, std::string("hits"));
+  f.params.set(kHybridSmallItemMaxSizeKey.name, small_max);
+  f.params.set(kHybridSmallPctKey.name, pct);
+  return f;
+}
+
+TEST_CASE("hybrid: navy's worked layouts", "[hybrid]") {
+  {
+    // 512 MiB, 512-byte blocks, BigHash 50 %, 4 KiB buckets, 16 MiB regions (CacheBench's
+    // defaults): metadata 2,683,904 B, BigHash at 268,435,456 with 65,536 buckets, 15 regions.
+    Params p;
+    const HybridLayout l = hybrid_layout(HybridConfig{}, p, 536870912, 512);
+    CHECK(l.metadata_bytes == 2683904);
+    CHECK(l.small_offset == 268435456);
+    CHECK(l.small_bytes / 4096 == 65536);
+    CHECK(l.large_offset == 2683904);
+    CHECK(l.large_bytes == 15ull * (16 << 20));
+  }
+  {
+    // 932,000 MiB with 4096-byte blocks (ssd_perf/flat_kvcache_reg): metadata 4,886,364,160 B,
+    // 119,296,000 buckets, 28,833 regions.
+    Params p;
+    const HybridLayout l = hybrid_layout(HybridConfig{}, p, 932000ull << 20, 4096);
+    CHECK(l.metadata_bytes == 4886364160ull);
+    CHECK(l.small_bytes / 4096 == 119296000ull);
+    CHECK(l.large_bytes / (16 << 20) == 28833);
+  }
+}
+
+TEST_CASE("hybrid: each engine behaves as it does alone on its range and its requests",
+          "[hybrid]") {
+  const uint64_t c = 4 << 20;
+  const FrameworkConfig hc = hybrid_config(256 << 10, 1000, 30);
+  Params p = hc.params;
+  const HybridLayout l = hybrid_layout(HybridConfig::from(p), p, c, 1);
+  CacheConfig cc;
+  cc.capacity_bytes = c;
+  RecordingDevice hybrid_dev;
+  Cache<FifoPolicy, HybridQueue, NoAdmission> hybrid(cc, hc, fifo(), hybrid_dev);
+  // The engines alone, each of its own size, on devices of their own.
+  CacheConfig small_cc = cc, large_cc = cc;
+  small_cc.capacity_bytes = l.small_bytes;
+  large_cc.capacity_bytes = l.large_bytes;
+  FrameworkConfig bh{"bighash", p}, bc{"blockcache", p};
+  RecordingDevice small_dev, large_dev;
+  Cache<FifoPolicy, BigHashQueue, NoAdmission> small(small_cc, bh, fifo(), small_dev);
+  Cache<FifoPolicy, BlockCacheQueue, NoAdmission> large(large_cc, bc, fifo(), large_dev);
+  RngStream rng(3, 0);
+  uint64_t hits = 0;
+  for (int i = 0; i < 60000; ++i) {
+    const uint64_t key = rng.next() % 3000;
+    // Sizes fixed per key (a key's size never changes): small keys 50-1000 B, large 1-20 KB.
+    const uint32_t size = key % 2 == 0 ? 50 + static_cast<uint32_t>(key % 951)
+                                       : 1001 + static_cast<uint32_t>((key * 7919) % 19000);
+    const uint64_t op = rng.next() % 10;
+    const Request r{static_cast<uint64_t>(i), key, size,
+                    op < 7 ? Op::kGet : (op < 9 ? Op::kSet : Op::kDelete)};
+    const bool hit = hybrid.access(r);
+    const bool alone = size <= 1000 ? small.access(r) : large.access(r);
+    REQUIRE(hit == alone);
+    // Navy looks a key up in BlockCache, then in BigHash: a large object's miss probes
+    // BigHash's Bloom filter too (Cache::lookup: a get that never inserts).
+    if (size > 1000 && r.op == Op::kGet && !alone) small.lookup(r);
+    hits += hit;
+  }
+  CHECK(hits > 5000);
+  // The same I/O, each engine's shifted to its range: the hybrid's log is the two logs merged.
+  std::vector<RecordingDevice::Io> small_io, large_io;
+  for (const RecordingDevice::Io& io : hybrid_dev.log) {
+    (io.offset >= l.small_offset ? small_io : large_io)
+        .push_back({io.op,
+                    io.offset - (io.offset >= l.small_offset ? l.small_offset : l.large_offset),
+                    io.len});
+  }
+  CHECK(small_io == small_dev.log);
+  CHECK(large_io == large_dev.log);
+  CHECK(hybrid.queue().used_bytes() == small.queue().used_bytes() + large.queue().used_bytes());
+  CHECK(hybrid.queue().counters().evicted_bytes ==
+        small.queue().counters().evicted_bytes + large.queue().counters().evicted_bytes);
+  CHECK(hybrid.queue().engine_counters().bloom_false_positive_reads ==
+        small.queue().engine_counters().bloom_false_positive_reads);
+  CHECK(hybrid.queue().modelled_dram_index_bytes() ==
+        small.queue().modelled_dram_index_bytes() + large.queue().modelled_dram_index_bytes());
+  const FrameworkCounters& fc = hybrid.queue().counters();
+  CHECK(fc.placed_bytes == hybrid.queue().used_bytes() + fc.evicted_bytes + fc.superseded_bytes);
+}
+
+TEST_CASE("hybrid: bad keys are refused, quoting the value", "[hybrid]") {
+  Params p;
+  HybridConfig c;
+  c.small_item_max_bytes = 4053;  // a 4 KiB bucket holds at most 4052
+  CHECK_THROWS_WITH(hybrid_layout(c, p, 64 << 20, 1),
+                    Catch::Matchers::Contains("framework.hybrid_small_item_max_size") &&
+                        Catch::Matchers::Contains("4052"));
+  c = HybridConfig{};
+  c.small_pct = 99;  // 99 % of 64 MiB leaves no 16 MiB region
+  CHECK_THROWS_WITH(
+      hybrid_layout(c, p, 64 << 20, 1),
+      Catch::Matchers::Contains("framework.hybrid_small_pct") && Catch::Matchers::Contains("99"));
+  Params bad;
+  bad.set(kHybridSmallPctKey.name, 0);
+  CHECK_THROWS_WITH(HybridConfig::from(bad),
+                    Catch::Matchers::Contains("framework.hybrid_small_pct"));
+}
+
+}  // namespace
+}  // namespace flashpq

@@ -1,0 +1,255 @@
+// Tests of the flash engines as cells (engine/framework.h kEngine; engine/bighash/,
+// engine/blockcache/): they run on
+// every device and as a hierarchy's flash tier, their columns (dram_index_bytes_per_object,
+// bloom_false_positive_reads, flash_write_rate_mib_s, device_lifetime_days) equal hand
+// computations, and what they cannot run is refused before any cell.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "experiments/experiment.h"
+#include "experiments/run/cell_runner.h"
+#include "tests/block_test_util.h"
+#include "tests/test_util.h"
+#include "traces/trace_summary.h"
+
+namespace flashpq {
+namespace {
+
+using Catch::Contains;
+using RowMap = std::map<std::string, std::string>;
+
+// 200,000 gets of 20,000 keys (Zipf 0.9) of 200 bytes each, 100,000 requests per second.
+const std::string kSmallObjects =
+    "trace:\n  format: generator\n  generator: zipf\n  objects: 20000\n  alpha: 0.9\n"
+    "  requests: 200000\n  size: 200\n  rate: 100000\n";
+
+Experiment load(const testing::TempDir& dir, const std::string& body) {
+  return load_experiment(dir.write("c.yaml", "name: c\nseed: 1\nwarmup: 0\n" + body), {});
+}
+
+RowMap run_one(const std::string& body) {
+  testing::TempDir dir;
+  const Experiment ex = load(dir, body);
+  REQUIRE(ex.cells.size() == 1);
+  RowMap m;
+  for (const Column& c : run_cell(ex.cells[0], summarize_trace(ex.cells[0].trace))) {
+    m[c.name] = c.text;
+  }
+  return m;
+}
+
+double num(const RowMap& row, const std::string& k) {
+  INFO(k);
+  REQUIRE(row.count(k) == 1);
+  return std::stod(row.at(k));
+}
+
+TEST_CASE("bighash cell: WA, DRAM, Bloom filter, write rate and lifetime by hand",
+          "[engines][bighash]") {
+  // 20 % of the working set (the keys the 200,000 gets reach, 200 B each), in 4 KiB buckets.
+  const RowMap row = run_one(kSmallObjects +
+                             "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                             "framework: {name: bighash}\n");
+  REQUIRE(row.count("error") == 0);
+  const double buckets = std::floor(num(row, "cache_capacity_bytes") / 4096);
+  CHECK(num(row, "trace_working_set_bytes") == 200 * num(row, "trace_unique_objects"));
+  // Gets only: every miss is one insertion, one whole bucket written: WA = 4096 / 200.
+  CHECK(num(row, "wa_implementation") == Approx(4096.0 / 200).epsilon(1e-12));
+  CHECK(num(row, "host_bytes_written") == 4096 * (num(row, "get_requests") - num(row, "hits")));
+  // Navy keeps 8 bytes of Bloom filter per bucket and nothing per object.
+  CHECK(num(row, "dram_index_bytes_per_object") ==
+        Approx(buckets * 8 / num(row, "cached_objects")).epsilon(1e-9));
+  // (4096 − 24) / (200 + 20) = 18 objects per bucket, every bucket full after 200,000 gets.
+  CHECK(num(row, "cached_objects") == buckets * 18);
+  CHECK(num(row, "bloom_false_positive_reads") > 0);
+  CHECK(num(row, "bloom_false_positive_reads") < num(row, "get_requests") - num(row, "hits"));
+  // Trace time: requests 1e-5 s apart, 199,999 intervals.
+  const double seconds = 199999 / 100000.0;
+  const double rate = num(row, "host_bytes_written") / 1048576.0 / seconds;
+  CHECK(num(row, "flash_write_rate_mib_s") == Approx(rate).epsilon(1e-6));
+  // The null device has no endurance rating.
+  CHECK(row.count("device_lifetime_days") == 0);
+}
+
+TEST_CASE("bighash cell: the same results on null, simflash and a file", "[engines][bighash]") {
+  const std::string base = kSmallObjects +
+                           "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                           "framework: {name: bighash}\n";
+  const RowMap on_null = run_one(base);
+  const RowMap on_simflash =
+      run_one(base + "device: {name: simflash, profile: tiny, size_to_cache: true}\n");
+  testing::TempDir dir;
+  const RowMap on_file = run_one(base + "device: {name: block, path: " + dir.file("bh.img") +
+                                 ", capacity: 4MiB, verify: true, discard_before_run: true}\n");
+  for (const RowMap* r : {&on_simflash, &on_file}) {
+    REQUIRE(r->count("error") == 0);
+    for (const char* k : {"hits", "host_bytes_written", "device_reads", "evictions",
+                          "bloom_false_positive_reads"}) {
+      INFO(k);
+      CHECK(r->at(k) == on_null.at(k));
+    }
+  }
+  CHECK(num(on_simflash, "wa_ftl") >= 1);
+  // 1 DWPD over 5 years (the defaults) of simflash's exported bytes, at the trace-time rate.
+  const double days = 1.0 * num(on_simflash, "device_exported_bytes") * 365 * 5 /
+                      (num(on_simflash, "flash_write_rate_mib_s") * 1048576.0 * 86400);
+  CHECK(num(on_simflash, "device_lifetime_days") == Approx(days).epsilon(1e-6));
+  CHECK(num(on_simflash, "flash_write_rate_mib_s") ==
+        Approx(num(on_null, "flash_write_rate_mib_s")).epsilon(1e-9));
+  // BigHash reads buckets before their first write: not checked, not an error.
+  CHECK(num(on_file, "verify_blocks_unchecked") > 0);
+  CHECK(num(on_file, "verify_blocks_checked") > 0);
+}
+
+TEST_CASE("bighash cell: a hierarchy's flash tier", "[engines][bighash]") {
+  const RowMap row = run_one(kSmallObjects +
+                             "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                             "framework: {name: bighash}\n"
+                             "tiers: {mode: wt, dram_capacity: 0.02, dram_policy: s3fifo}\n");
+  REQUIRE(row.count("error") == 0);
+  CHECK(num(row, "flash_hits") > 0);
+  CHECK(num(row, "dram_hits") > 0);
+}
+
+// 100,000 gets of 10,000 keys (Zipf 0.9) of 4064 bytes: navy slots of 4096 (a 32-byte header,
+// 512-byte alignment), no padding.
+const std::string kLargeObjects =
+    "trace:\n  format: generator\n  generator: zipf\n  objects: 10000\n  alpha: 0.9\n"
+    "  requests: 100000\n  size: 4064\n";
+
+TEST_CASE("blockcache cell: application WA = (1 + reinserted / admitted) x slot / item",
+          "[engines][blockcache]") {
+  // 20 % of 40,640,000 B = 8,128,000 B: 7 regions of 1 MiB.
+  for (const char* reinsertion : {"none", "hits", "percentage"}) {
+    INFO(reinsertion);
+    const RowMap row = run_one(kLargeObjects +
+                               "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                               "framework: {name: blockcache, blockcache_region_size: 1MiB, "
+                               "blockcache_region_eviction: fifo, blockcache_reinsertion: " +
+                               reinsertion + "}\n");
+    REQUIRE(row.count("error") == 0);
+    const double admitted = num(row, "miss_bytes_inserted");
+    const double reinserted_slots = num(row, "reinserted_bytes") * 4096 / 4064;
+    // Whole regions only: what the open region holds at the end is not written yet.
+    const double expected = (admitted * 4096 / 4064 + reinserted_slots) / admitted;
+    CHECK(num(row, "wa_implementation") == Approx(expected).epsilon(0.01));
+    CHECK(std::fmod(num(row, "host_bytes_written"), 1048576.0) == 0);
+    if (std::string(reinsertion) == "none") CHECK(num(row, "reinsertions") == 0);
+    if (std::string(reinsertion) != "none") CHECK(num(row, "reinsertions") > 0);
+    // Navy's SparseMapIndex: 12 bytes per object.
+    CHECK(num(row, "dram_index_bytes_per_object") == 12);
+  }
+}
+
+TEST_CASE("blockcache cell: the same results on null, simflash and a file",
+          "[engines][blockcache]") {
+  const std::string base = kLargeObjects +
+                           "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                           "framework: {name: blockcache, blockcache_region_size: 1MiB, "
+                           "blockcache_reinsertion: hits}\n";
+  const RowMap on_null = run_one(base);
+  const RowMap on_simflash =
+      run_one(base + "device: {name: simflash, profile: tiny, size_to_cache: true}\n");
+  testing::TempDir dir;
+  const RowMap on_file = run_one(base + "device: {name: block, path: " + dir.file("bc.img") +
+                                 ", capacity: 8MiB, verify: true, discard_before_run: true}\n");
+  for (const RowMap* r : {&on_simflash, &on_file}) {
+    REQUIRE(r->count("error") == 0);
+    for (const char* k : {"hits", "host_bytes_written", "evictions", "reinsertions"}) {
+      INFO(k);
+      CHECK(r->at(k) == on_null.at(k));
+    }
+  }
+  CHECK(num(on_file, "verify_blocks_checked") > 0);
+}
+
+TEST_CASE("blockcache cell: a hierarchy's flash tier, timed on simflash", "[engines][blockcache]") {
+  const RowMap row = run_one(kLargeObjects +
+                             "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                             "framework: {name: blockcache, blockcache_region_size: 1MiB}\n"
+                             "device: {name: simflash, profile: tiny, size_to_cache: true}\n"
+                             "timing: {mode: simulated}\n"
+                             "tiers: {mode: wt, dram_capacity: 0.02}\n"
+                             "backing: {device: fixed_latency}\n");
+  REQUIRE(row.count("error") == 0);
+  CHECK(num(row, "flash_hits") > 0);
+  CHECK(num(row, "flash_write_rate_mib_s") > 0);
+  CHECK(num(row, "device_lifetime_days") > 0);
+}
+
+TEST_CASE("kangaroo cell: runs on null, simflash and a file alike, DRAM and admission",
+          "[engines][kangaroo]") {
+  // 20 % of the working set, 5 % of it the log, 4 KiB sets; random admission at 0.9.
+  const std::string base = kSmallObjects +
+                           "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                           "framework: {name: kangaroo, kangaroo_segment_size: 16KiB}\n";
+  const RowMap on_null = run_one(base);
+  REQUIRE(on_null.count("error") == 0);
+  CHECK(num(on_null, "hits") > 0);
+  // About 10 % of the insertions are refused before the log.
+  const double misses = num(on_null, "get_requests") - num(on_null, "hits");
+  CHECK(num(on_null, "admission_rejections") / misses == Approx(0.1).margin(0.01));
+  // The paper's few bits per object, far below a log's full index.
+  CHECK(num(on_null, "dram_index_bytes_per_object") < 4);
+  CHECK(num(on_null, "bloom_false_positive_reads") > 0);
+  const RowMap on_simflash =
+      run_one(base + "device: {name: simflash, profile: tiny, size_to_cache: true}\n");
+  testing::TempDir dir;
+  const RowMap on_file = run_one(base + "device: {name: block, path: " + dir.file("kg.img") +
+                                 ", capacity: 4MiB, verify: true, discard_before_run: true}\n");
+  for (const RowMap* r : {&on_simflash, &on_file}) {
+    REQUIRE(r->count("error") == 0);
+    for (const char* k : {"hits", "host_bytes_written", "device_reads", "evictions"}) {
+      INFO(k);
+      CHECK(r->at(k) == on_null.at(k));
+    }
+  }
+}
+
+TEST_CASE("hybrid cell: small objects to BigHash, large to BlockCache, on a file",
+          "[engines][hybrid]") {
+  // Sizes lognormal around 1 KiB: both engines take objects.
+  const std::string trace =
+      "trace:\n  format: generator\n  generator: zipf\n  objects: 20000\n  alpha: 0.9\n"
+      "  requests: 100000\n  size: 1KiB\n  size_distribution: lognormal\n"
+      "  size_sigma: 1\n  size_max: 64KiB\n";
+  const std::string base = trace +
+                           "cache: {capacity: 0.3}\npolicy: {name: fifo}\n"
+                           "framework: {name: hybrid, blockcache_region_size: 256KiB}\n";
+  const RowMap on_null = run_one(base);
+  REQUIRE(on_null.count("error") == 0);
+  CHECK(num(on_null, "hits") > 0);
+  CHECK(num(on_null, "bloom_false_positive_reads") > 0);
+  testing::TempDir dir;
+  const RowMap on_file = run_one(base + "device: {name: block, path: " + dir.file("hy.img") +
+                                 ", capacity: 16MiB, verify: true, discard_before_run: true}\n");
+  REQUIRE(on_file.count("error") == 0);
+  for (const char* k : {"hits", "host_bytes_written", "device_reads", "evictions"}) {
+    INFO(k);
+    CHECK(on_file.at(k) == on_null.at(k));
+  }
+  CHECK(num(on_file, "verify_blocks_checked") > 0);
+}
+
+TEST_CASE("engines refuse what they cannot run, before any cell", "[engines]") {
+  testing::TempDir dir;
+  const std::string base = kSmallObjects + "cache: {capacity: 0.2}\n";
+  CHECK_THROWS_WITH(load(dir, base + "framework: {name: bighash}\npolicy: {name: lru}\n"),
+                    Contains("policy.name") && Contains("fifo") && Contains("bighash"));
+  CHECK_THROWS_WITH(load(dir, base + "framework: {name: bighash}\npolicy: {name: fifo}\n"
+                                     "admission: {name: tinylfu}\n"),
+                    Contains("admission.name") && Contains("none"));
+  CHECK_THROWS_WITH(load(dir, kSmallObjects + "cache: {capacity: 0.2, unit_size: true}\n"
+                                              "framework: {name: bighash}\npolicy: {name: fifo}\n"),
+                    Contains("unit_size"));
+  CHECK_THROWS_WITH(load(dir, base + "framework: {name: bighash, bighash_bucket_size: 3000}\n"
+                                     "policy: {name: fifo}\n"),
+                    Contains("framework.bighash_bucket_size") && Contains("3000"));
+  CHECK_THROWS_WITH(load(dir, base + "framework: {name: blockcache}\npolicy: {name: gdsf}\n"),
+                    Contains("policy.name") && Contains("blockcache"));
+}
+
+}  // namespace
+}  // namespace flashpq
