@@ -21,6 +21,7 @@
 #include "experiments/experiment.h"
 #include "experiments/results.h"
 #include "experiments/sweep.h"
+#include "fuzz/cachebench_import_fuzz.h"
 #include "sim/params.h"
 #include "traces/summary_cache.h"
 #include "traces/trace_reader.h"
@@ -246,6 +247,9 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"simflash_profile", "simflash profile files (flashpq device calibrate)", simflash_profile},
       {"trace_summary", "stored trace summaries (the summary cache)", trace_summary},
       {"values", "sizes with units, numbers, cell ranges, transform lists, stale rules", values},
+      {"cachebench_import",
+       "CacheBench JSON configs (flashpq import cachebench) and the experiments they import to",
+       cachebench_import_target},
   };
   return targets;
 }

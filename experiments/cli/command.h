@@ -137,6 +137,11 @@ const Command& device_command();
 const Command& bench_device_command();
 const Command& bench_command();
 const Command& keys_command();
+const Command& import_command();
+
+/// `flashpq run CONFIG.json`: the CacheBench config imported to an experiment in a temporary
+/// directory, whose path is returned (import.inc).
+std::string import_for_run(const std::string& json_path);
 
 // Shared by the subcommands (defined in run.inc).
 

@@ -30,6 +30,7 @@
 #include "experiments/cli/bench.inc"
 #include "experiments/cli/collect.inc"
 #include "experiments/cli/device.inc"
+#include "experiments/cli/import.inc"
 #include "experiments/cli/keys.inc"
 #include "experiments/cli/plan.inc"
 #include "experiments/cli/run.inc"
@@ -173,7 +174,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, const Command*>> leaves;
   for (const Command* c :
        {&run_command(), &plan_command(), &collect_command(), &trace_command(), &device_command(),
-        &bench_device_command(), &bench_command(), &keys_command()}) {
+        &bench_device_command(), &bench_command(), &keys_command(), &import_command()}) {
     build(app, *c, leaves);
   }
   app.footer(

@@ -1204,3 +1204,34 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace flashpq
+
+namespace flashpq {
+namespace {
+
+TEST_CASE("flashpq import cachebench writes the experiment, flashpq run CONFIG.json runs it",
+          "[cli][cachebench]") {
+  TempDir dir;
+  const std::string config =
+      FLASHPQ_SOURCE_DIR "/tests/data/cachebench/feature_stress/navy/bc_fifo.json";
+  Result r = flashpq(dir, "import cachebench " + q(config) + " -o bc.yaml");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const std::string yaml = slurp(dir.file("bc.yaml"));
+  CHECK_THAT(yaml, Catch::Contains("framework:") && Catch::Contains("blockcache"));
+  CHECK_THAT(r.err, Catch::Contains("not mapped: "));
+  CHECK_FALSE(fs::exists(dir.file("bc.yaml.tmp")));
+  // The same config run as it is, with fewer requests: the rows of the imported experiment.
+  r = flashpq(dir, "run " + q(config) + " --set trace.requests=20000 -o out.csv");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(slurp(dir.file("out.csv")), Catch::Contains("blockcache"));
+  // Nothing written beside the user's config.
+  CHECK_FALSE(
+      fs::exists(FLASHPQ_SOURCE_DIR "/tests/data/cachebench/feature_stress/navy/bc_fifo.yaml"));
+  r = flashpq(dir, "import cachebench nope.json -o x.yaml");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.err, Catch::Contains("nope.json"));
+}
+
+}  // namespace
+}  // namespace flashpq
