@@ -13,6 +13,7 @@
 #include "engine/hybrid/hybrid_queue.h"
 #include "policies/fifo.h"
 #include "sim/rng.h"
+#include "tests/engine/engine_test_util.h"
 #include "tests/test_util.h"
 
 namespace flashpq {
@@ -20,9 +21,7 @@ namespace {
 
 using testing::RecordingDevice;
 
-FifoPolicy fifo() {
-  return FifoPolicy(PolicyConfig{"fifo", {}});
-}
+using testing::fifo;
 
 FrameworkConfig hybrid_config(uint64_t region_bytes, uint32_t small_max, uint32_t pct) {
   FrameworkConfig f;

@@ -23,6 +23,7 @@
 #include "engine/key_hash.h"
 #include "policies/fifo.h"
 #include "sim/rng.h"
+#include "tests/engine/engine_test_util.h"
 #include "tests/test_util.h"
 
 namespace flashpq {
@@ -75,23 +76,11 @@ CacheConfig cache_config(uint64_t capacity, uint64_t seed = 0) {
   return c;
 }
 
-FifoPolicy fifo() {
-  return FifoPolicy(PolicyConfig{"fifo", {}});
-}
-
-Request get(uint64_t key, uint32_t size) {
-  return Request{0, key, size, Op::kGet};
-}
-Request set(uint64_t key, uint32_t size) {
-  return Request{0, key, size, Op::kSet};
-}
-Request del(uint64_t key) {
-  return Request{0, key, 0, Op::kDelete};
-}
-
-void check_balance(const FrameworkCounters& c, uint64_t used) {
-  CHECK(c.placed_bytes == used + c.evicted_bytes + c.superseded_bytes);
-}
+using testing::check_balance;
+using testing::del;
+using testing::fifo;
+using testing::get;
+using testing::set;
 
 // The n-th key (n >= 0) from `from` on whose set, of `sets`, is `s`.
 uint64_t key_in(uint64_t s, uint64_t sets, uint64_t from = 1) {
