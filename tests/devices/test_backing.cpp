@@ -4,7 +4,7 @@
 
 #include "devices/backing.h"
 
-namespace flashpq {
+namespace flashpq::test_backing {
 namespace {
 
 TEST_CASE("backing: fixed_latency completion times by hand", "[backing]") {
@@ -46,4 +46,4 @@ TEST_CASE("backing: the section decodes counted and fixed_latency", "[backing]")
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_backing

@@ -20,7 +20,7 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_block_device {
 namespace {
 
 using Catch::Contains;
@@ -325,4 +325,4 @@ TEST_CASE("a file carrying a filesystem is refused unless --force-destroy names 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_block_device

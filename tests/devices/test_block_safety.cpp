@@ -24,7 +24,7 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_block_safety {
 namespace {
 
 using Catch::Contains;
@@ -445,4 +445,4 @@ TEST_CASE("holders in sysfs are refused (a fabricated sysfs over a real loop dev
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_block_safety

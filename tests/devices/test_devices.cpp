@@ -9,7 +9,7 @@
 #include "devices/null_device.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_devices {
 namespace {
 
 using Catch::Contains;
@@ -225,4 +225,4 @@ TEST_CASE("read_covering reads the whole logical blocks around an extent", "[dev
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_devices

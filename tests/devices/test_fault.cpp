@@ -17,7 +17,7 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_fault {
 namespace {
 
 using Catch::Contains;
@@ -176,4 +176,4 @@ TEST_CASE("fault: a loop device over a file on a full filesystem gives a genuine
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_fault

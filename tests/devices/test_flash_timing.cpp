@@ -27,7 +27,7 @@
 #include "sim/rng.h"
 #include "sim/timing.h"
 
-namespace flashpq {
+namespace flashpq::test_flash_timing {
 namespace {
 
 // The tiny profile's (MQSim's) timings in ns: tR 75 µs, tPROG 750 µs, tBERS 3.8 ms; a 4 KiB page
@@ -591,4 +591,4 @@ TEST_CASE("random writes at rho = 0.9 sustain the sequential bandwidth / WA with
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_flash_timing

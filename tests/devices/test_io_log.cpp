@@ -12,7 +12,7 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_io_log {
 namespace {
 
 using namespace flashpq::testing;
@@ -146,4 +146,4 @@ TEST_CASE("io_log: a cache cell's iolog replays in fio with the row's bytes, and
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_io_log

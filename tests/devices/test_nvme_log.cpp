@@ -9,7 +9,7 @@
 
 #include "devices/block/nvme_log.h"
 
-namespace flashpq {
+namespace flashpq::test_nvme_log {
 namespace {
 
 using Catch::Contains;
@@ -125,4 +125,4 @@ TEST_CASE("no counters, no wa_device -- a path with shell metacharacters is refu
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_nvme_log

@@ -30,7 +30,7 @@
 #include "devices/simflash/simflash_config.h"
 #include "devices/simflash/simflash_device.h"
 
-namespace flashpq {
+namespace flashpq::test_simflash {
 namespace {
 
 using Catch::Contains;
@@ -850,9 +850,9 @@ TEST_CASE("simflash benchmark: FTL page writes per second", "[.bench]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_simflash
 
-namespace flashpq {
+namespace flashpq::test_simflash {
 namespace {
 
 // simflash_blocks_per_plane_for against a brute-force search: the first n from 2 up whose
@@ -889,4 +889,4 @@ TEST_CASE("simflash_blocks_per_plane_for: the smallest valid device holding the 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_simflash

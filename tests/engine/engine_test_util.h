@@ -9,22 +9,13 @@
 #include "engine/queue.h"
 #include "engine/request.h"
 #include "policies/fifo.h"
+#include "tests/requests.h"  // get, set, del
 
 namespace flashpq::testing {
 
 /// The policy every engine is built with (engine/framework.h kEngine).
 inline FifoPolicy fifo() {
   return FifoPolicy(PolicyConfig{"fifo", {}});
-}
-
-inline Request get(uint64_t key, uint32_t size) {
-  return Request{0, key, size, Op::kGet};
-}
-inline Request set(uint64_t key, uint32_t size) {
-  return Request{0, key, size, Op::kSet};
-}
-inline Request del(uint64_t key) {
-  return Request{0, key, 0, Op::kDelete};
 }
 
 /// Every placed byte is live (`used`), evicted or superseded.

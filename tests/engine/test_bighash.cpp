@@ -23,7 +23,7 @@
 #include "tests/engine/engine_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_bighash {
 namespace {
 
 using testing::R;
@@ -642,4 +642,4 @@ TEST_CASE("BigHash's layout and registration", "[bighash]") {
   BigHashFramework::check(Params{});
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_bighash

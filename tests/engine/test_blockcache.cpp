@@ -19,7 +19,7 @@
 #include "sim/rng.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_blockcache {
 namespace {
 
 using testing::R;
@@ -941,4 +941,4 @@ TEST_CASE("blockcache: configuration errors quote the value and name a fix", "[b
                   std::invalid_argument);
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_blockcache

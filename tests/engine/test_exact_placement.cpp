@@ -30,7 +30,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_exact_placement {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -471,4 +471,4 @@ TEST_CASE("naive placement on adaptsize with sets and deletes: GDSF and SLRU",
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_exact_placement

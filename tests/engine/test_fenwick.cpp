@@ -8,7 +8,7 @@
 #include "engine/ripq/fenwick.h"
 #include "sim/rng.h"
 
-namespace flashpq {
+namespace flashpq::test_fenwick {
 namespace {
 
 TEST_CASE("Fenwick tree: every prefix sum equals the brute-force sum", "[fenwick]") {
@@ -61,4 +61,4 @@ TEST_CASE("Fenwick tree: a subtraction below zero in between wraps and comes bac
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_fenwick

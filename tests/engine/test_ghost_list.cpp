@@ -8,7 +8,7 @@
 #include "engine/ghost_list.h"
 #include "sim/rng.h"
 
-namespace flashpq {
+namespace flashpq::test_ghost_list {
 namespace {
 
 // The reference: a deque, oldest first, scanned linearly.
@@ -132,4 +132,4 @@ TEST_CASE("ghost list: set_capacity trims the oldest, reserve keeps the contents
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_ghost_list

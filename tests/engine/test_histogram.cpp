@@ -13,7 +13,7 @@
 
 #include "engine/ripq/histogram.h"
 
-namespace flashpq {
+namespace flashpq::test_histogram {
 namespace {
 
 struct BinView {
@@ -170,4 +170,4 @@ TEST_CASE("histogram: with removals the bins stay conserved and quantiles close 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_histogram

@@ -16,7 +16,7 @@
 #include "tests/engine/engine_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_hybrid {
 namespace {
 
 using testing::RecordingDevice;
@@ -133,4 +133,4 @@ TEST_CASE("hybrid: bad keys are refused, quoting the value", "[hybrid]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_hybrid

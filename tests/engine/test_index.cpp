@@ -12,7 +12,7 @@
 #include "engine/key_set.h"
 #include "engine/object_table.h"
 
-namespace flashpq {
+namespace flashpq::test_index {
 namespace {
 
 // The home slot of `key` in a KeySet of 2^bits slots (the top bits of hash_key), which is also
@@ -147,4 +147,4 @@ TEST_CASE("hash_key spreads consecutive keys over the home slots", "[index]") {
   }
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_index

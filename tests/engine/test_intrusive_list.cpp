@@ -9,7 +9,7 @@
 #include "engine/intrusive_list.h"
 #include "sim/rng.h"
 
-namespace flashpq {
+namespace flashpq::test_intrusive_list {
 namespace {
 
 // Walks the list head to tail, checking the back links, the ends and the bytes.
@@ -60,4 +60,4 @@ TEST_CASE("intrusive list: push_front, unlink and move_to_front as a deque does"
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_intrusive_list

@@ -26,7 +26,7 @@
 #include "tests/engine/engine_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_kangaroo {
 namespace {
 
 using testing::R;
@@ -1198,4 +1198,4 @@ TEST_CASE("Kangaroo's layout and registration", "[kangaroo]") {
   CHECK(device.log.empty());
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_kangaroo

@@ -10,7 +10,7 @@
 
 #include "engine/nhc.h"
 
-namespace flashpq {
+namespace flashpq::test_nhc {
 namespace {
 
 // Runs the controller for `seconds` of simulated time: every `tick_ns` the served bytes grow by
@@ -143,4 +143,4 @@ TEST_CASE("nhc: bad constants are refused, quoting the value", "[nhc]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_nhc

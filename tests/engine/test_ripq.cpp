@@ -18,7 +18,7 @@
 #include "traces/trace_reader.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_ripq {
 namespace {
 
 using testing::load_trace;  // tests/test_util.h
@@ -561,9 +561,9 @@ TEST_CASE("RIPQ rejects a capacity too small for its reserved blocks", "[ripq]")
                       Catch::Contains("needs framework.reserved_blocks + 2 = 12"));
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_ripq
 
-namespace flashpq {
+namespace flashpq::test_ripq {
 
 TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RAM buffer",
           "[frameworks][ripq]") {
@@ -584,9 +584,9 @@ TEST_CASE("RIPQ: a hit reads the object from its sealed block, nothing from a RA
   }
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_ripq
 
-namespace flashpq {
+namespace flashpq::test_ripq {
 
 TEST_CASE("index map: at most 32 B per cached object -- with the queue structure, every byte once",
           "[frameworks][ripq][index]") {
@@ -639,13 +639,13 @@ TEST_CASE("index map: at most 32 B per cached object -- with the queue structure
   }
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_ripq
 
 // ---------------------------------------------------------------------------------------------
 // Hand-computed sequences: every device operation, worked out by hand from the rules in the file
 // comment of engine/ripq/ripq_queue.h (RIPQ paper §4.2, §4.4), not read from the program.
 
-namespace flashpq {
+namespace flashpq::test_ripq {
 namespace {
 
 using testing::R;
@@ -927,4 +927,4 @@ TEST_CASE("RIPQ splits past 2α of the queue's logical bytes and merges below α
   CHECK(q.counters().dram_buffer_bytes == 4 * 2);  // at most 4 sections, one buffer each
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_ripq

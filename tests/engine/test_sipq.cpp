@@ -33,7 +33,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_sipq {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -686,9 +686,9 @@ TEST_CASE("byte balance: every framework × policy on a synthetic sequence", "[f
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_sipq
 
-namespace flashpq {
+namespace flashpq::test_sipq {
 namespace {
 
 void check_sipq_hit_reads(bool read_hits) {
@@ -718,4 +718,4 @@ TEST_CASE("sipq: a hit reads the copy from the log, nothing from the write buffe
   }
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_sipq

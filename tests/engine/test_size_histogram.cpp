@@ -9,7 +9,7 @@
 #include "engine/size_histogram.h"
 #include "sim/rng.h"
 
-namespace flashpq {
+namespace flashpq::test_size_histogram {
 namespace {
 
 TEST_CASE("SizeHistogram::count_above is exact at bucket starts, a lower bound inside",
@@ -139,9 +139,9 @@ TEST_CASE("exact_size_text: a size key's value that reads back exactly", "[engin
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_size_histogram
 
-namespace flashpq {
+namespace flashpq::test_size_histogram {
 namespace {
 
 TEST_CASE("size histogram: quantiles are their bucket's smallest size", "[size_histogram]") {
@@ -160,4 +160,4 @@ TEST_CASE("size histogram: quantiles are their bucket's smallest size", "[size_h
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_size_histogram

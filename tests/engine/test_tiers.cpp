@@ -20,7 +20,7 @@
 #include "tests/engine/tiers_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_tiers {
 namespace {
 
 using testing::exact_config;
@@ -484,4 +484,4 @@ TEST_CASE("tiers: fuzzy correctness with the flash tier on a file, verify on", "
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_tiers

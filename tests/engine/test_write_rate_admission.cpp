@@ -8,7 +8,7 @@
 #include "engine/write_rate_admission.h"
 #include "sim/rng.h"
 
-namespace flashpq {
+namespace flashpq::test_write_rate_admission {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -126,4 +126,4 @@ TEST_CASE("write-rate admission: validate() quotes the bad value", "[write_rate]
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_write_rate_admission

@@ -27,7 +27,7 @@
 #include "traces/device_io.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_block_cell {
 namespace {
 
 using Catch::Contains;
@@ -472,4 +472,4 @@ TEST_CASE(
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_block_cell

@@ -25,7 +25,7 @@
 #include "traces/trace_summary.h"
 #include "yaml-cpp/yaml.h"
 
-namespace flashpq {
+namespace flashpq::test_cachebench_import {
 namespace {
 
 using Catch::Contains;
@@ -778,4 +778,4 @@ TEST_CASE("cachebench import: the fuzz target on its seed corpus", "[cachebench]
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cachebench_import

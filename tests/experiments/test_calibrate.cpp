@@ -18,7 +18,8 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-using namespace flashpq;
+namespace flashpq::test_calibrate {
+
 using flashpq::testing::TempDir;
 
 namespace {
@@ -484,3 +485,5 @@ TEST_CASE("calibrate: the command refuses to write a profile from a fit that did
   CHECK_THAT(e, Catch::Contains("did not converge") && Catch::Contains("no profile written"));
   CHECK_THAT(o, Catch::Contains("randread_4k_qd1"));  // the residuals are shown
 }
+
+}  // namespace flashpq::test_calibrate

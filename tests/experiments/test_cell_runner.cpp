@@ -23,7 +23,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_cell_runner {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -204,9 +204,9 @@ TEST_CASE("the log prints each note of a cell as a warning line", "[experiments]
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cell_runner
 
-namespace flashpq {
+namespace flashpq::test_cell_runner {
 namespace {
 
 // The growth of the peak resident set (VmHWM, /proc/self/status) while `fn` runs in a child
@@ -277,4 +277,4 @@ TEST_CASE("the memory estimate of a cell bounds the peak memory it adds",
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cell_runner

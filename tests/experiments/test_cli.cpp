@@ -25,7 +25,7 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_cli {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -1203,9 +1203,9 @@ TEST_CASE(
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cli
 
-namespace flashpq {
+namespace flashpq::test_cli {
 namespace {
 
 TEST_CASE("flashpq import cachebench writes the experiment, flashpq run CONFIG.json runs it",
@@ -1234,4 +1234,4 @@ TEST_CASE("flashpq import cachebench writes the experiment, flashpq run CONFIG.j
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cli

@@ -14,7 +14,7 @@
 #include "experiments/sweep.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_collect {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -109,4 +109,4 @@ TEST_CASE("collect: shards merge into the rows of one run, in cell order", "[col
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_collect

@@ -31,7 +31,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_columns {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -648,4 +648,4 @@ TEST_CASE("resume: a file of other columns widens the header -- collect merges s
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_columns

@@ -16,7 +16,7 @@
 #include "traces/device_io.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_direct {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -223,9 +223,9 @@ TEST_CASE(
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_direct
 
-namespace flashpq {
+namespace flashpq::test_direct {
 namespace {
 
 // Sum of the counts of a latency_histogram column ("value_ns:count ...").
@@ -337,4 +337,4 @@ TEST_CASE("timed: keys of another arrival process or mode are errors", "[direct]
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_direct

@@ -14,7 +14,7 @@
 #include "tests/engine/tiers_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_dram_tier {
 namespace {
 
 using ExactLru = Cache<LruPolicy, ExactFramework::Queue<LruPolicy>, NoAdmission>;
@@ -115,4 +115,4 @@ TEST_CASE("dram tier: fuzzy correctness of every mode over each DRAM policy",
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_dram_tier

@@ -14,7 +14,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_engine_cells {
 namespace {
 
 using Catch::Contains;
@@ -257,4 +257,4 @@ TEST_CASE("engines refuse what they cannot run, before any cell", "[engines]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_engine_cells

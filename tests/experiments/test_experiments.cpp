@@ -30,7 +30,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_experiments {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -1276,9 +1276,9 @@ TEST_CASE("every framework x policy x admission runs on the bundled trace with b
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_experiments
 
-namespace flashpq {
+namespace flashpq::test_experiments {
 namespace {
 
 TEST_CASE("trace.transforms: a YAML list of maps is one value, a list of them an axis",
@@ -1320,9 +1320,9 @@ TEST_CASE("trace.transforms: a YAML list of maps is one value, a list of them an
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_experiments
 
-namespace flashpq {
+namespace flashpq::test_experiments {
 namespace {
 
 TEST_CASE("a key declared as a list takes a YAML list of scalars", "[experiments]") {
@@ -1347,4 +1347,4 @@ TEST_CASE("a key declared as a list takes a YAML list of scalars", "[experiments
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_experiments

@@ -11,7 +11,7 @@
 
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_golden {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -90,4 +90,4 @@ TEST_CASE("golden rows: every bundled experiment's cells, bit for bit", "[golden
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_golden

@@ -16,7 +16,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_interval_stats {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -337,4 +337,4 @@ cache:
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_interval_stats

@@ -8,7 +8,7 @@
 
 #include "experiments/config/schema.h"
 
-namespace flashpq {
+namespace flashpq::test_keys_reference {
 namespace {
 
 using Catch::Contains;
@@ -66,4 +66,4 @@ TEST_CASE("keys reference: every key once in the Markdown, selections as documen
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_keys_reference

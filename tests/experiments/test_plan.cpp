@@ -12,7 +12,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_plan {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -73,9 +73,9 @@ TEST_CASE("plan: a matrix without repeats has no duplicates", "[plan]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_plan
 
-namespace flashpq {
+namespace flashpq::test_plan {
 namespace {
 
 TEST_CASE("plan: no bundled experiment runs a cell twice", "[plan]") {
@@ -197,4 +197,4 @@ TEST_CASE("plan: an unreadable trace fails its cells, as in a run", "[plan]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_plan

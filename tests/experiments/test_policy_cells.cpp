@@ -14,7 +14,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_policy_cells {
 namespace {
 
 using Catch::Contains;
@@ -70,7 +70,7 @@ TEST_CASE("every new policy runs as a cell on exact with device null", "[experim
 
 TEST_CASE("the new policies on simflash: objects placed, device writes and WA",
           "[experiments][policies]") {
-  for (const std::string& name : {"s3fifo", "sieve", "arc", "lirs", "belady"}) {
+  for (const char* name : {"s3fifo", "sieve", "arc", "lirs", "belady"}) {
     INFO(name);
     const RowMap row = run_one(
         "cache: {capacity: 0.1}\npolicy: {name: " + std::string(name) +
@@ -185,4 +185,4 @@ TEST_CASE("configurations the new policies cannot run are refused before any cel
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_policy_cells

@@ -20,7 +20,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_quickstart {
 namespace {
 
 // A row's fields; a column the row does not carry reads as "" (tests/test_util.h).
@@ -86,4 +86,4 @@ TEST_CASE("the quickstart matrix: sized for flash, no warnings, fidelity and WA 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_quickstart

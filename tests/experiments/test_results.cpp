@@ -13,7 +13,7 @@
 #include "experiments/results.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_results {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -287,4 +287,4 @@ TEST_CASE("read_results reads back what the writer wrote, CSV and JSON Lines", "
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_results

@@ -11,7 +11,7 @@
 #include "experiments/experiment.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_schema {
 namespace {
 
 using Catch::Contains;
@@ -148,4 +148,4 @@ TEST_CASE("make_cell: a shared key of another component is shown, a strict one r
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_schema

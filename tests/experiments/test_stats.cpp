@@ -12,7 +12,7 @@
 #include "experiments/run/replay.h"
 #include "experiments/run/stats.h"
 
-namespace flashpq {
+namespace flashpq::test_stats {
 namespace {
 
 // A stand-in cache: a get hits when its key was requested before and a fixed pseudo-random
@@ -155,4 +155,4 @@ TEST_CASE("op_class: a get is a read, a set a write, a delete neither", "[stats]
   CHECK(op_class(r) == OpClass::kOther);
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_stats

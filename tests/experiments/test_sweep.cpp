@@ -21,7 +21,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_sweep {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -365,9 +365,9 @@ TEST_CASE("sweep: progress lines, plain and live", "[sweep]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_sweep
 
-namespace flashpq {
+namespace flashpq::test_sweep {
 namespace {
 
 TEST_CASE("sweep: cells on a real device run alone, whatever --jobs says", "[sweep][block]") {
@@ -394,9 +394,9 @@ TEST_CASE("sweep: cells on a real device run alone, whatever --jobs says", "[swe
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_sweep
 
-namespace flashpq {
+namespace flashpq::test_sweep {
 namespace {
 
 TEST_CASE("sweep: a cell's progress counter ends at the requests it replayed", "[sweep]") {
@@ -415,4 +415,4 @@ TEST_CASE("sweep: a cell's progress counter ends at the requests it replayed", "
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_sweep

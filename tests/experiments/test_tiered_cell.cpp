@@ -11,7 +11,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_tiered_cell {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -393,4 +393,4 @@ TEST_CASE("tiered cell: the loader refuses what a hierarchy cannot run", "[tiers
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_tiered_cell

@@ -15,7 +15,7 @@
 #include "tests/block_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_wall_runner {
 namespace {
 
 using Catch::Contains;
@@ -255,4 +255,4 @@ TEST_CASE("open-loop arrivals: the wall clock and simulated time give a seed the
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_wall_runner

@@ -13,8 +13,9 @@
 #include "fuzz/targets.h"
 #include "tests/test_util.h"
 
+namespace flashpq::test_fuzz_regressions {
+
 namespace fs = std::filesystem;
-using namespace flashpq;
 
 namespace {
 
@@ -54,3 +55,5 @@ TEST_CASE("fuzz: every target has a seed corpus and every checked-in input parse
   }
   CHECK(inputs >= 2 * fuzz::fuzz_targets().size());
 }
+
+}  // namespace flashpq::test_fuzz_regressions

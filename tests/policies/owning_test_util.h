@@ -18,6 +18,7 @@
 #include "engine/intrusive_list.h"
 #include "engine/request.h"
 #include "policies/policy.h"
+#include "tests/requests.h"  // get, set, del
 #include "traces/next_access.h"
 #include "traces/trace_reader.h"
 
@@ -38,11 +39,6 @@ struct OwningCache {
     return c;
   }
 };
-
-/// A get of `key` (`size` bytes), the requests the hand-worked sequences are written in.
-inline Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
 
 /// The keys of an intrusive list of `t` from its head (the newest, or MRU, end) to its tail.
 inline std::vector<uint64_t> list_keys(const ObjectTable& t, const IntrusiveList& l) {

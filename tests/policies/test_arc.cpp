@@ -19,7 +19,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_arc {
 namespace {
 
 using testing::OwningCache;
@@ -268,4 +268,4 @@ TEST_CASE("ARC: sets and deletes keep the lists consistent", "[policies][arc]") 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_arc

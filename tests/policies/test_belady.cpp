@@ -19,7 +19,7 @@
 #include "tests/test_util.h"
 #include "traces/next_access.h"
 
-namespace flashpq {
+namespace flashpq::test_belady {
 namespace {
 
 std::string write_future(const testing::TempDir& dir, const std::vector<Request>& trace) {
@@ -193,4 +193,4 @@ TEST_CASE("PFOO-L's hit ratio is at least Belady's, unit-size and sized", "[poli
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_belady

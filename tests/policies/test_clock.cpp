@@ -13,7 +13,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_clock {
 namespace {
 
 using testing::OwningCache;
@@ -198,4 +198,4 @@ TEST_CASE("CLOCK agrees with a plain implementation request by request", "[polic
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_clock

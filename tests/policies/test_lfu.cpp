@@ -13,7 +13,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_lfu {
 namespace {
 
 using testing::OwningCache;
@@ -163,4 +163,4 @@ TEST_CASE("LFU agrees with a plain implementation request by request", "[policie
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_lfu

@@ -14,7 +14,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_lfuda {
 namespace {
 
 using testing::OwningCache;
@@ -273,4 +273,4 @@ TEST_CASE("LFU-DA (libcachesim) agrees with a plain implementation on many short
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_lfuda

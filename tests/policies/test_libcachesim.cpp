@@ -31,7 +31,7 @@
 
 #ifdef FLASHPQ_SHARED_TRACES
 
-namespace flashpq {
+namespace flashpq::test_libcachesim {
 namespace {
 
 struct ReferenceRow {
@@ -339,6 +339,6 @@ TEST_CASE("the offline bounds hold on the CacheLib samples of the shared traces"
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_libcachesim
 
 #endif  // FLASHPQ_SHARED_TRACES

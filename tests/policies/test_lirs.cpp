@@ -14,7 +14,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_lirs {
 namespace {
 
 using testing::OwningCache;
@@ -379,4 +379,4 @@ TEST_CASE("LIRS agrees with a plain implementation request by request", "[polici
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_lirs

@@ -26,7 +26,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_policies {
 namespace {
 
 // The Policy concept (engine/policy.h) checks the hooks, not only the kind and the grid.
@@ -845,9 +845,9 @@ TEST_CASE("exact queues keep their invariants after every request", "[policies]"
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_policies
 
-namespace flashpq {
+namespace flashpq::test_policies {
 namespace {
 
 TEST_CASE("classic GDSF (segments 0): frequency without a cap, and SLRU refuses 0", "[policies]") {
@@ -868,9 +868,9 @@ TEST_CASE("classic GDSF (segments 0): frequency without a cap, and SLRU refuses 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_policies
 
-namespace flashpq {
+namespace flashpq::test_policies {
 namespace {
 
 // Classic GDSF (segments 0) on the exact queue against libCacheSim's GDSF: the miss ratios its
@@ -937,4 +937,4 @@ TEST_CASE("classic GDSF matches libCacheSim's GDSF on cloudPhysicsIO and w106", 
 #endif
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_policies

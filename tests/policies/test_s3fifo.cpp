@@ -14,7 +14,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_s3fifo {
 namespace {
 
 using testing::OwningCache;
@@ -455,4 +455,4 @@ TEST_CASE("S3-FIFO: objects of exactly |S| bytes, declined before eviction vs af
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_s3fifo

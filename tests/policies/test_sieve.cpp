@@ -9,7 +9,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_sieve {
 namespace {
 
 using testing::OwningCache;
@@ -120,4 +120,4 @@ TEST_CASE("SIEVE agrees with a plain implementation request by request", "[polic
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_sieve

@@ -43,7 +43,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_tinylfu {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -1457,4 +1457,4 @@ TEST_CASE("TinyLFU memory is bounded by the object count, not by bytes", "[admis
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_tinylfu

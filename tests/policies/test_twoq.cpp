@@ -19,7 +19,7 @@
 #include "tests/policies/owning_test_util.h"
 #include "tests/test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_twoq {
 namespace {
 
 using testing::OwningCache;
@@ -334,4 +334,4 @@ TEST_CASE("2Q: sets and deletes keep the lists consistent", "[policies][twoq]") 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_twoq

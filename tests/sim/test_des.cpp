@@ -15,7 +15,7 @@
 #include "sim/rng.h"
 #include "sim/timing.h"
 
-namespace flashpq {
+namespace flashpq::test_des {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -349,4 +349,4 @@ TEST_CASE("latency_histogram text: non-empty buckets as value_ns:count, ascendin
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_des

@@ -6,7 +6,7 @@
 
 #include "sim/fio_json.h"
 
-namespace flashpq {
+namespace flashpq::test_fio_json {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -29,4 +29,4 @@ TEST_CASE("fio_latency_json uses fio's names and percentile keys", "[block][timi
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_fio_json

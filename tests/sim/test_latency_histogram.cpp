@@ -7,7 +7,7 @@
 #include "catch2/catch.hpp"
 #include "sim/latency_histogram.h"
 
-using flashpq::LatencyHistogram;
+namespace flashpq::test_latency_histogram {
 
 namespace {
 // Nearest-rank percentile of the exact samples.
@@ -95,3 +95,5 @@ TEST_CASE("latency histogram: small values are exact, merge adds, bad q is rejec
   REQUIRE_THROWS_AS(a.percentile_ns(0.0), std::invalid_argument);
   REQUIRE_THROWS_AS(a.percentile_ns(1.5), std::invalid_argument);
 }
+
+}  // namespace flashpq::test_latency_histogram

@@ -12,7 +12,7 @@
 #include "experiments/results.h"
 #include "tests/traces/format_test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_bom {
 namespace {
 
 using namespace format_test;
@@ -129,4 +129,4 @@ TEST_CASE("BOM: a results file reads back the same with and without it", "[trace
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_bom

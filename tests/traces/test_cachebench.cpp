@@ -21,7 +21,7 @@
 #include "sim/rng.h"
 #include "traces/generator.h"
 
-namespace flashpq {
+namespace flashpq::test_cachebench {
 namespace {
 
 TraceConfig simple_test(uint64_t requests, uint64_t seed = 1) {
@@ -335,4 +335,4 @@ TEST_CASE("cachebench: zipf popularity, seeds, and bad lists", "[cachebench]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cachebench

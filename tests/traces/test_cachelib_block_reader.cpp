@@ -6,7 +6,7 @@
 
 #include "tests/traces/format_test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_cachelib_block_reader {
 namespace {
 
 using namespace format_test;
@@ -82,4 +82,4 @@ TEST_CASE("cachelib_block: bad input is an error naming file, line and column",
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_cachelib_block_reader

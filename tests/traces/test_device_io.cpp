@@ -9,7 +9,7 @@
 #include "traces/generator.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_device_io {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -153,4 +153,4 @@ TEST_CASE("device_io: bad configs are rejected with the value", "[device_io]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_device_io

@@ -6,7 +6,7 @@
 
 #include "tests/traces/format_test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_fio_iolog_reader {
 namespace {
 
 using namespace format_test;
@@ -86,4 +86,4 @@ TEST_CASE("fio_iolog: bad logs are errors naming the file and line", "[fio_iolog
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_fio_iolog_reader

@@ -17,7 +17,7 @@
 #include "traces/fpq.h"
 #include "traces/zstd_stream.h"
 
-namespace flashpq {
+namespace flashpq::test_format_detection {
 namespace {
 
 using namespace format_test;
@@ -279,4 +279,4 @@ TEST_CASE("format detection: flashpq trace info reads a .fpq without --format",
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_format_detection

@@ -13,7 +13,7 @@
 #include "traces/fpq.h"
 #include "traces/zstd_stream.h"
 
-namespace flashpq {
+namespace flashpq::test_fpq {
 namespace {
 
 using namespace format_test;
@@ -218,4 +218,4 @@ TEST_CASE("fpq: flashpq trace convert writes a generator's requests", "[fpq][cli
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_fpq

@@ -10,7 +10,7 @@
 
 #include "tests/traces/format_test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_lcs_reader {
 namespace {
 
 using namespace format_test;
@@ -88,4 +88,4 @@ TEST_CASE("lcs: a bad file is an error naming the record and byte offset", "[lcs
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_lcs_reader

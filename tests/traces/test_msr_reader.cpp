@@ -9,7 +9,7 @@
 
 #include "tests/traces/format_test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_msr_reader {
 namespace {
 
 using namespace format_test;
@@ -116,4 +116,4 @@ TEST_CASE("msr: malformed rows are errors naming file, line and field", "[msr]")
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_msr_reader

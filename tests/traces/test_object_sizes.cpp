@@ -10,7 +10,7 @@
 #include "traces/object_sizes.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_object_sizes {
 namespace {
 
 std::vector<double> sizes_of(const ObjectSizes& s, uint64_t keys) {
@@ -88,9 +88,9 @@ TEST_CASE("object sizes: bad parameters are refused, quoting them", "[object_siz
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_object_sizes
 
-namespace flashpq {
+namespace flashpq::test_object_sizes {
 namespace {
 
 TEST_CASE("object sizes: empirical sizes are a trace's object sizes, in its proportions",
@@ -129,4 +129,4 @@ TEST_CASE("object sizes: empirical sizes are a trace's object sizes, in its prop
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_object_sizes

@@ -6,7 +6,7 @@
 
 #include "traces/prefetch_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_prefetch_reader {
 namespace {
 
 // A reader of requests with keys 0..n-1 that throws TraceError after `fail_after` of them
@@ -84,4 +84,4 @@ TEST_CASE("prefetch reader can be destroyed before the end", "[traces]") {
   // The destructor must stop the producer, which is blocked on a full ring.
 }
 
-}  // namespace flashpq
+}  // namespace flashpq::test_prefetch_reader

@@ -18,7 +18,7 @@
 #include "traces/summary_cache.h"
 #include "traces/trace_summary.h"
 
-namespace flashpq {
+namespace flashpq::test_summary_cache {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -267,9 +267,9 @@ TEST_CASE("trace identity: a file's ignores seed and device, a generator's does 
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_summary_cache
 
-namespace flashpq {
+namespace flashpq::test_summary_cache {
 namespace {
 
 TEST_CASE("summary cache: flashpq run and trace info leave the trace's folder as it was",
@@ -332,9 +332,9 @@ TEST_CASE("summary cache: flashpq run and trace info leave the trace's folder as
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_summary_cache
 
-namespace flashpq {
+namespace flashpq::test_summary_cache {
 namespace {
 
 TEST_CASE("trace summary: the mix, span, one-hit wonders and reuse distances by hand",
@@ -382,4 +382,4 @@ TEST_CASE("trace summary: the Zipf fit recovers exact power laws", "[summary_cac
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_summary_cache

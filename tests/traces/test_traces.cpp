@@ -24,7 +24,7 @@
 #include "tests/test_util.h"
 #include "traces/trace_reader.h"
 
-namespace flashpq {
+namespace flashpq::test_traces {
 namespace {
 
 using namespace flashpq::testing;  // tests/test_util.h
@@ -636,4 +636,4 @@ TEST_CASE("trace errors name the file and the record or line", "[traces]") {
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_traces

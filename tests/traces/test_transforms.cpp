@@ -11,7 +11,7 @@
 
 #include "traces/transforms.h"
 
-namespace flashpq {
+namespace flashpq::test_transforms {
 namespace {
 
 class VectorReader final : public TraceReader {
@@ -230,4 +230,4 @@ TEST_CASE("transforms: open_trace applies trace.transforms to a file", "[transfo
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_transforms

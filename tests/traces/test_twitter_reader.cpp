@@ -6,7 +6,7 @@
 
 #include "tests/traces/format_test_util.h"
 
-namespace flashpq {
+namespace flashpq::test_twitter_reader {
 namespace {
 
 using namespace format_test;
@@ -76,4 +76,4 @@ TEST_CASE("twitter: malformed rows are errors naming file, line and field", "[tw
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_twitter_reader

@@ -24,7 +24,7 @@
 #include "traces/generator.h"
 #include "traces/ycsb.h"
 
-namespace flashpq {
+namespace flashpq::test_ycsb {
 namespace {
 
 TraceConfig ycsb_trace(const std::string& workload, uint64_t records, uint64_t operations,
@@ -635,4 +635,4 @@ TEST_CASE("ycsb: the scrambled zipfian's key space counts the expected inserts",
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_ycsb

@@ -12,7 +12,7 @@
 #include "traces/generator.h"
 #include "traces/zipf.h"
 
-namespace flashpq {
+namespace flashpq::test_zipf {
 namespace {
 
 TraceConfig zipf_trace(uint64_t objects, double alpha, uint64_t requests, bool scramble,
@@ -162,9 +162,9 @@ TEST_CASE("zipf: a seed reproduces the stream bit for bit, another seed does not
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_zipf
 
-namespace flashpq {
+namespace flashpq::test_zipf {
 namespace {
 
 TEST_CASE("generators: times at a constant rate or a Poisson process", "[zipf]") {
@@ -193,4 +193,4 @@ TEST_CASE("generators: times at a constant rate or a Poisson process", "[zipf]")
 }
 
 }  // namespace
-}  // namespace flashpq
+}  // namespace flashpq::test_zipf
