@@ -70,7 +70,7 @@ std::string human_seconds(double s) {
 }
 
 // One cell to run, shared between its worker and the writer.
-struct Slot {
+struct CellSlot {
   const CellConfig* cell = nullptr;
   const TraceSummary* summary = nullptr;  // null: the trace could not be summarised
   const std::string* summary_error = nullptr;
@@ -104,7 +104,7 @@ std::string cell_tag(size_t index, size_t cells) {
 }
 
 // Runs one cell: its row, and its log lines.
-void run_slot(Slot& s, size_t cells, const std::atomic<bool>* interrupt) {
+void run_slot(CellSlot& s, size_t cells, const std::atomic<bool>* interrupt) {
   const CellConfig& cell = *s.cell;
   const std::string label = cell_label(cell);
   const std::string at = cell_tag(cell.index, cells);
@@ -151,7 +151,7 @@ struct ResumeState {
 };
 
 // Reads `output` back and decides, per selected cell, whether a row is kept (docs in sweep.h).
-std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<Slot*>& order,
+std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<CellSlot*>& order,
                                        const std::string& output, const SweepOptions& options,
                                        std::ostream& log) {
   if (!options.resume || !std::filesystem::exists(output) || ex.cells.empty()) return {};
@@ -173,7 +173,7 @@ std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<S
   state.kept.resize(order.size());
   // The selected cells, matched to rows by experiment and the parameters their rows carry.
   std::vector<const CellConfig*> cells;
-  for (const Slot* s : order) cells.push_back(s->cell);
+  for (const CellSlot* s : order) cells.push_back(s->cell);
   CellMatcher open(cells);
   size_t failed = 0, kept = 0, stale_kept = 0, stale_rerun = 0;
   std::map<std::string, size_t> stale_versions;  // version -> rows
@@ -190,7 +190,7 @@ std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<S
       continue;
     }
     const size_t pos = *at;
-    const Slot& slot = *order[pos];
+    const CellSlot& slot = *order[pos];
     const std::string& version = row.field("flashpq_version");
     const bool same_version = version == FLASHPQ_VERSION;
     const bool same_trace =
@@ -256,10 +256,10 @@ std::optional<ResumeState> read_resume(const Experiment& ex, const std::vector<S
 // What a sweep knows before it runs anything: its cells with their traces' summaries, and
 // what resume keeps.
 struct Prepared {
-  std::vector<std::unique_ptr<Slot>> slots;  // the cells of this run, in cell order
+  std::vector<std::unique_ptr<CellSlot>> slots;  // the cells of this run, in cell order
   std::vector<std::optional<TraceSummary>> summaries;
   std::vector<std::string> summary_errors;
-  std::vector<Slot*> order;
+  std::vector<CellSlot*> order;
   std::optional<ResumeState> resume;
 };
 
@@ -273,7 +273,7 @@ std::unique_ptr<Prepared> prepare(const Experiment& ex, const std::string& outpu
   // The cells of this run, in cell order.
   for (const CellConfig& cell : ex.cells) {
     if (!in_ranges(options.cells, cell.index)) continue;
-    auto s = std::make_unique<Slot>();
+    auto s = std::make_unique<CellSlot>();
     s->cell = &cell;
     s->exclusive = runner_for(cell) == RunnerKind::kWall;
     slots.push_back(std::move(s));
@@ -451,13 +451,13 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   };
 
   const std::unique_ptr<Prepared> prepared = prepare(ex, output, log, options);
-  const std::vector<Slot*>& order = prepared->order;
+  const std::vector<CellSlot*>& order = prepared->order;
   const std::optional<ResumeState>& resume = prepared->resume;
 
   // The cell index of each row of the file, in file order (SIZE_MAX: not a cell of this run);
   // the writer holds their texts.
   std::vector<size_t> file_cells;
-  std::vector<Slot*> to_run;
+  std::vector<CellSlot*> to_run;
   for (size_t i = 0; i < order.size(); ++i) {
     if (!resume || !resume->kept[i]) to_run.push_back(order[i]);
   }
@@ -465,7 +465,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   // from their configurations, summaries and plans) and, resuming, the file's own.
   std::vector<std::vector<std::string>> headers;
   if (resume) headers.push_back(resume->columns);
-  for (const Slot* s : to_run) headers.push_back(planned_row_columns(*s->cell, s->summary));
+  for (const CellSlot* s : to_run) headers.push_back(planned_row_columns(*s->cell, s->summary));
   const std::vector<std::string> header = merge_columns(headers);
   std::optional<ResultsWriter> writer;
   if (resume) {
@@ -508,7 +508,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   auto check_requests = [&] {
     if (!kill_at(KillPoint::Event::kRequests) || kill_sent.load()) return;
     uint64_t read = 0;
-    for (const Slot* s : to_run) read += s->progress.load(std::memory_order_relaxed);
+    for (const CellSlot* s : to_run) read += s->progress.load(std::memory_order_relaxed);
     if (read >= kill->count) send_kill();
   };
 
@@ -526,7 +526,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   };
   auto fits = [&] {
     if (next == n || stop || interrupted()) return true;
-    const Slot& s = *to_run[next];
+    const CellSlot& s = *to_run[next];
     if (exclusive_running) return false;
     if (s.exclusive) return running == 0;
     return running == 0 || budget == 0 || used + s.estimate <= budget;
@@ -536,11 +536,11 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     for (;;) {
       work_cv.wait(lk, fits);
       if (next == n || stop || interrupted()) return;
-      Slot& s = *to_run[next++];
+      CellSlot& s = *to_run[next++];
       used += s.estimate;
       ++running;
       exclusive_running = s.exclusive;
-      s.state = Slot::State::kRunning;
+      s.state = CellSlot::State::kRunning;
       lk.unlock();
       run_slot(s, total_cells, options.interrupt);
       check_requests();  // before the cell counts as finished (KillPoint)
@@ -548,7 +548,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
       used -= s.estimate;
       --running;
       if (s.exclusive) exclusive_running = false;
-      s.state = Slot::State::kDone;
+      s.state = CellSlot::State::kDone;
       work_cv.notify_all();
       done_cv.notify_all();
     }
@@ -558,7 +558,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
 
   const auto start = Clock::now();
   uint64_t total_work = 0;
-  for (const Slot* s : to_run) total_work += s->total_requests;
+  for (const CellSlot* s : to_run) total_work += s->total_requests;
   size_t written = 0, failed = 0;
   uint64_t finished_work = 0;
   bool live_drawn = false;
@@ -567,10 +567,10 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
     std::string cells;
     size_t shown = 0;
     for (size_t i = written; i < n; ++i) {
-      const Slot& s = *to_run[i];
-      if (s.state == Slot::State::kPending) break;
+      const CellSlot& s = *to_run[i];
+      if (s.state == CellSlot::State::kPending) break;
       const uint64_t p = std::min(s.progress.load(std::memory_order_relaxed), s.total_requests);
-      if (s.state == Slot::State::kDone) {
+      if (s.state == CellSlot::State::kDone) {
         work += s.total_requests;
         continue;
       }
@@ -601,8 +601,8 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   auto last_live = Clock::time_point{};  // the first pass draws
   // The next row to write is ready: its cell finished (and was not interrupted).
   auto ready = [&] {
-    const Slot& s = *to_run[written];
-    return s.state == Slot::State::kDone && !s.interrupted;
+    const CellSlot& s = *to_run[written];
+    return s.state == CellSlot::State::kDone && !s.interrupted;
   };
   try {
     std::unique_lock lk(mu);
@@ -611,7 +611,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
                        [&] { return ready() || (interrupted() && running == 0); });
       check_requests();
       while (written < n && ready()) {
-        Slot& s = *to_run[written];
+        CellSlot& s = *to_run[written];
         lk.unlock();
         if (live_drawn) log << "\r\x1b[K";
         live_drawn = false;
@@ -656,9 +656,9 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   std::vector<size_t> remaining;
   if (written < n) {
     for (size_t i = written; i < n; ++i) {
-      Slot& s = *to_run[i];
+      CellSlot& s = *to_run[i];
       log << s.log;
-      if (s.state == Slot::State::kDone && !s.interrupted) {
+      if (s.state == CellSlot::State::kDone && !s.interrupted) {
         write_row(s.row);
         file_cells.push_back(s.cell->index);
       } else {
