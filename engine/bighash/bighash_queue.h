@@ -56,6 +56,9 @@
 // counts as a false-positive read (navy counts bfFalsePositiveCount_ without a filter too).
 // Between rebuilds only set() touches a filter and keys leave a bucket only through eviction or
 // remove, which rebuild it: a filter is always exactly the union of its bucket's keys' bits.
+// The simulator computes that union without walking the bucket: the filters keep a count per
+// bit (bighash_bloom.h, counting), a leaving key is erased, and check_invariants() compares
+// every filter with one rebuilt from its keys. Navy's counters still count each rebuild.
 //
 // Counters (BigHashCounters) follow navy's: flash_bytes_written = physicalWrittenCount_ (B per
 // bucket write), logical_bytes_written = logicalWrittenCount_ (object sizes inserted, not
@@ -69,8 +72,8 @@
 // BigHash.cpp:31) is left out, as the brief asks. The simulator's own DRAM: each bucket's FIFO
 // is a circular doubly linked list through the entries' prev/next (kOrderWords = 2) with the
 // bucket's head (4 B) and slot bytes in use (4 B) in vectors of their own (queue_bytes()); the
-// entry's slot holds its bucket (index map); the filters are index_bytes(). All allocated from
-// C at construction: no allocation per request.
+// entry's slot holds its bucket (index map); the filters and their per-bit counts (one byte a bit)
+// are index_bytes(). All allocated from C at construction: no allocation per request.
 //
 // Not modelled (navy behaviour outside FlashPQ's cache contract): TTL expiry before eviction
 // (Bucket::removeExpired: FlashPQ objects have no TTL); couldExist; a delete or a set of a key
@@ -151,7 +154,12 @@ class BigHashQueue {
         bloom_(bloom_on_ ? buckets_ : 1, kBigHashBloomHashes,
                bloom_on_ ? config.bloom_filter_bits / kBigHashBloomHashes : 1),
         heads_(buckets_, kNoHandle),
-        fill_(buckets_, 0) {}
+        fill_(buckets_, 0) {
+    // Counted filters (bighash_bloom.h): a key leaves its filter in O(hashes), and the filter
+    // is still the union of the bucket's keys' bits, as navy's rebuild makes it.
+    counting_ = bloom_on_;
+    if (counting_) bloom_.enable_counting();
+  }
 
   BigHashQueue(const BigHashQueue&) = delete;
   BigHashQueue& operator=(const BigHashQueue&) = delete;
@@ -197,6 +205,10 @@ class BigHashQueue {
     used_ += size;
     if (bloom_on_) {
       if (victims == 0) {
+        bloom_.set(b, kh);
+      } else if (counting_ && bloom_.counts_exact(b)) {
+        // The victims were erased by evict_head: the rebuild's result.
+        ++engine_.bloom_rebuilds;
         bloom_.set(b, kh);
       } else {
         rebuild_filter(b);
@@ -252,7 +264,12 @@ class BigHashQueue {
     unlink(b, h);
     fill_[b] -= size + kBigHashEntryOverheadBytes;
     used_ -= size;
-    if (bloom_on_) rebuild_filter(b);
+    if (counting_ && bloom_.counts_exact(b)) {  // the rebuild's result without walking the bucket
+      ++engine_.bloom_rebuilds;
+      bloom_.erase(b, key_hash(table_[h].key));
+    } else if (bloom_on_) {
+      rebuild_filter(b);
+    }
     device_.write(offset, bucket_bytes_);
     ++engine_.bucket_rewrites;
     engine_.flash_bytes_written += bucket_bytes_;
@@ -318,6 +335,7 @@ class BigHashQueue {
   /// first inconsistency, or "" when there is none. O(buckets + objects): for tests.
   std::string check_invariants() const {
     uint64_t used = 0;
+    std::vector<uint64_t> hashes;  // the key hashes of bucket b
     for (uint64_t b = 0; b < buckets_; ++b) {
       const Handle head = heads_[b];
       uint64_t fill = 0;
@@ -331,6 +349,7 @@ class BigHashQueue {
           if (table_[e.next].prev != x) return "broken links in bucket " + std::to_string(b);
           if (!bloom_may_contain(e.key))
             return "Bloom false negative in bucket " + std::to_string(b);
+          hashes.push_back(key_hash(e.key));
           fill += e.size_bytes + kBigHashEntryOverheadBytes;
           used += e.size_bytes;
           x = e.next;
@@ -338,6 +357,10 @@ class BigHashQueue {
         } while (x != head);
       }
       if (fill != fill_[b]) return "fill mismatch in bucket " + std::to_string(b);
+      if (bloom_on_ && !bloom_.equals_rebuilt(b, hashes)) {
+        return "filter of bucket " + std::to_string(b) + " differs from one rebuilt from its keys";
+      }
+      hashes.clear();
       if (fill > capacity_) return "bucket over capacity " + std::to_string(b);
     }
     if (used != used_) return "used bytes mismatch";
@@ -387,6 +410,7 @@ class BigHashQueue {
     const Handle h = heads_[b];
     sink_.before_evict(h);
     const uint32_t size = table_[h].size_bytes;
+    if (counting_) bloom_.erase(b, key_hash(table_[h].key));
     unlink(b, h);
     fill_[b] -= size + kBigHashEntryOverheadBytes;
     used_ -= size;
@@ -416,6 +440,7 @@ class BigHashQueue {
   uint32_t capacity_;  // B − 24: the bytes entries may take
   uint64_t buckets_;
   bool bloom_on_;
+  bool counting_ = false;       // bloom_ keeps counts: keys leave without a rebuild
   BucketBloomFilters bloom_;    // one filter per bucket (a 1-byte stub when off)
   std::vector<Handle> heads_;   // by bucket: the oldest entry, or kNoHandle
   std::vector<uint32_t> fill_;  // by bucket: slot bytes in use

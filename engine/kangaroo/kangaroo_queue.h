@@ -98,7 +98,9 @@
 //     ([C] Kangaroo.cpp:441-499). A FlashPQ set of a cached key is remove() then insert().
 // The Bloom filter: engine/bighash/bighash_bloom.h (CacheLib's BloomFilter, 4 hash functions of
 // bits/4 each), all zero at start, rebuilt from the set's keys at every set write: a filter is
-// always exactly the union of its set's keys' bits.
+// always exactly the union of its set's keys' bits. The simulator keeps that union by counts per
+// bit (keys added as they enter a set, erased as they leave), without walking the set at each
+// write; check_invariants() compares every filter with one rebuilt from its keys.
 //
 // Counters. FrameworkCounters: placed = admitted to KLog, plus readmissions (also reinsertions;
 // the old copy superseded); a move KLog→KSet is internal (the object stays cached; counted in
@@ -242,6 +244,10 @@ class KangarooQueue {
         page_free_(uint64_t{geo_.partitions} * pps_, page_capacity_),
         open_slot_(geo_.partitions, 0) {
     counters_.dram_buffer_bytes = uint64_t{geo_.partitions} * geo_.segment_bytes;
+    // Counted filters (engine/bighash/bighash_bloom.h): keys enter and leave a set's filter as
+    // they enter and leave the set, so at every write it is the union of the set's keys' bits —
+    // the rebuild's result — without walking the set.
+    if (bloom_on_) bloom_.enable_counting();
   }
 
   KangarooQueue(const KangarooQueue&) = delete;
@@ -349,6 +355,7 @@ class KangarooQueue {
       read_set(s);
       fold_hits_and_age(s);
       unlink(set_head_[s], h);
+      if (bloom_on_) bloom_.erase(s, key_hash(table_[h].key));
       set_fill_[s] -= size + kKangarooSetEntryOverheadBytes;
       --set_objects_;
       write_set(s);
@@ -464,9 +471,11 @@ class KangarooQueue {
     const auto fail = [&](const std::string& what, uint64_t where) {
       if (err.empty()) err = what + " " + std::to_string(where);
     };
+    std::vector<uint64_t> hashes;  // the key hashes of set s
     for (uint64_t s = 0; s < geo_.sets; ++s) {
       uint64_t fill = 0;
       uint32_t last = rrpv_max_;
+      hashes.clear();
       check_list(set_head_[s], fail, s);
       for_each_in(set_head_[s], [&](Handle x) {
         const ObjectEntry& e = table_[x];
@@ -476,12 +485,16 @@ class KangarooQueue {
         if (r > last) fail("RRPVs out of order in set", s);
         last = r;
         if (!bloom_may_contain(e.key)) fail("Bloom false negative in set", s);
+        hashes.push_back(key_hash(e.key));
         fill += e.size_bytes + kKangarooSetEntryOverheadBytes;
         used += e.size_bytes;
         ++in_sets;
       });
       if (fill != set_fill_[s]) fail("fill mismatch in set", s);
       if (fill > set_capacity_) fail("set over capacity", s);
+      if (bloom_on_ && !bloom_.equals_rebuilt(s, hashes)) {
+        fail("filter differs from one rebuilt from the keys of set", s);
+      }
       for (Handle x = log_head_[s]; x != kNoHandle; x = aux_[x]) {
         if (!(table_[x].slot & kLog)) fail("set object in the KLog chain of set", s);
         if (set_of(table_[x].key) != s) fail("key of another set in the KLog chain of", s);
@@ -557,13 +570,14 @@ class KangarooQueue {
     device_.read(set_offset(s), geo_.set_bytes);
     engine_.flash_bytes_read += geo_.set_bytes;
   }
-  // Writes set s whole and rebuilds its filter.
+  // Writes set s whole; its filter is then the union of its keys' bits (kept by counts, or
+  // rebuilt when a count overflowed).
   void write_set(uint64_t s) {
     device_.write(set_offset(s), geo_.set_bytes);
     ++engine_.set_rewrites;
     engine_.set_bytes_written += geo_.set_bytes;
     engine_.flash_bytes_written += geo_.set_bytes;
-    if (bloom_on_) {
+    if (bloom_on_ && !bloom_.counts_exact(s)) {
       bloom_.clear(s);
       for_each_in(set_head_[s], [&](Handle x) { bloom_.set(s, key_hash(table_[x].key)); });
     }
@@ -806,6 +820,7 @@ class KangarooQueue {
         aux_[m] = kNoHandle;
         table_[m].slot = r;
         insert_in_set(s, m, r);
+        if (bloom_on_) bloom_.set(s, key_hash(table_[m].key));
         set_fill_[s] += need;
         --log_objects_;
         ++set_objects_;
@@ -875,6 +890,7 @@ class KangarooQueue {
       sink_.before_evict(x);
       const uint32_t size = table_[x].size_bytes;
       unlink(set_head_[s], x);
+      if (bloom_on_) bloom_.erase(s, key_hash(table_[x].key));
       set_fill_[s] -= size + kKangarooSetEntryOverheadBytes;
       --set_objects_;
       used_ -= size;

@@ -410,6 +410,45 @@ TEST_CASE("BigHash's application write amplification is B / s", "[bighash]") {
   }
 }
 
+TEST_CASE("Bloom filters with counts: erase leaves the rebuilt filter, an overflow is caught",
+          "[bighash]") {
+  // Two filters of 4 hashes x 16 bits, counted. Keys enter and leave filter 0; after every
+  // change it must equal the filter rebuilt from the keys it holds.
+  BucketBloomFilters f(2, 4, 16);
+  f.enable_counting();
+  RngStream rng(3, RngStream::kZipfStream);
+  std::vector<uint64_t> held;
+  for (int i = 0; i < 2000; ++i) {
+    if (held.size() < 12 || rng.next() % 2 == 0) {
+      held.push_back(mix64(rng.next()));
+      f.set(0, held.back());
+    } else {
+      const size_t at = rng.next() % held.size();
+      f.erase(0, held[at]);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    REQUIRE(f.counts_exact(0));
+    REQUIRE(f.equals_rebuilt(0, held));
+  }
+  CHECK(f.bits_set(1) == 0);
+  // One bit per hash: every key sets the same 4 bits. The 256th key overflows their counts:
+  // the filter says so, erase no longer clears (the bits stay a superset), clear() resets it.
+  BucketBloomFilters one(1, 4, 1);
+  one.enable_counting();
+  for (uint64_t k = 1; k <= 255; ++k) one.set(0, k);
+  CHECK(one.counts_exact(0));
+  one.set(0, 256);
+  CHECK_FALSE(one.counts_exact(0));
+  for (uint64_t k = 1; k <= 256; ++k) one.erase(0, k);
+  CHECK(one.bits_set(0) == 4);  // a rebuild from no key would clear them: the owner rebuilds
+  one.clear(0);
+  CHECK(one.counts_exact(0));
+  CHECK(one.bits_set(0) == 0);
+  one.set(0, 9);
+  one.erase(0, 9);
+  CHECK(one.bits_set(0) == 0);
+}
+
 TEST_CASE("BigHash's Bloom false-positive rate matches (1 - e^{-kn/m})^k", "[bighash]") {
   // Buckets are filled without eviction (n keys in a bucket: its filter holds exactly their
   // bits), then never-inserted keys are looked up (Cache::lookup inserts nothing). Each probe
@@ -513,7 +552,9 @@ TEST_CASE("BigHash's DRAM: navy's Bloom filters, and the simulator's", "[bighash
     BhCache c(testing::cache_config(1000 * 4096 + 100), bh_config(4096), fifo(), device);
     CHECK(c.queue().bucket_count() == 1000);  // ⌊C/B⌋
     CHECK(c.queue().modelled_dram_index_bytes() == 1000 * 8);
-    CHECK(c.queue().index_bytes() == 1000 * 8);
+    // The filters (8 B a bucket), their per-bit counts (64 B) and a flag (1 B): the
+    // simulator's, not navy's (engine/bighash/bighash_bloom.h, counting).
+    CHECK(c.queue().index_bytes() == 1000 * (8 + 64 + 1));
     CHECK(c.queue().queue_bytes() == 1000 * 8);  // head and fill of each bucket
   }
   {
