@@ -42,12 +42,14 @@ const KeySpec kDramLatency =
 const KeySpec kFlashAdmission =
     key("tiers.flash_admission", ValueType::kEnum)
         .def("all")
-        .choices({"all", "random", "rate_limited", "nhit", "tinylfu", "retention"})
+        .choices({"all", "random", "rate_limited", "nhit", "tinylfu", "retention", "reject_first"})
         .desc(
             "which DRAM evictions enter flash: all; random (probability admit_probability); "
             "rate_limited (random, steered to a flash write rate: navy's dynamic random "
             "admission); nhit (from a key's nhit-th request on); tinylfu (more frequent than "
-            "flash's next victim); retention (eviction age at most retention_requests)");
+            "flash's next victim); retention (eviction age at most retention_requests); "
+            "reject_first (CacheLib's RejectFirstAP: a key's second DRAM eviction, or one hit in "
+            "DRAM)");
 const KeySpec kAdmitProbability = key("tiers.admit_probability", ValueType::kUnitInterval)
                                       .def("0.5")
                                       .desc("random: the probability a DRAM eviction enters flash");
@@ -69,6 +71,26 @@ const KeySpec kRetention =
         .range(0, 1e18)
         .desc(
             "retention: the largest DRAM eviction age (requests since the last request) admitted");
+// reject_first (engine/approx_split_set.h; CacheLib's enableRejectFirstAPForNvm arguments).
+const KeySpec kRejectFirstEntries =
+    key("tiers.reject_first_entries", ValueType::kInt)
+        .def("1000000")
+        .units("keys")
+        .range(1, 1e12)
+        .desc(
+            "reject_first: the recent DRAM victims' keys remembered (CacheLib's numEntries; "
+            "about 7 B each)");
+const KeySpec kRejectFirstSplits =
+    key("tiers.reject_first_splits", ValueType::kInt)
+        .def("20")
+        .range(1, 1e6)
+        .desc("reject_first: the splits the keys are forgotten by, oldest first (numSplits)");
+const KeySpec kRejectFirstDramHitSignal =
+    key("tiers.reject_first_dram_hit_signal", ValueType::kBool)
+        .def("true")
+        .desc(
+            "reject_first: a victim hit in DRAM since it entered DRAM is admitted "
+            "(useDramHitSignal)");
 // rate_limited (engine/write_rate_admission.h; the defaults are navy's DynamicRandomAP's).
 const KeySpec kWriteRate =
     key("tiers.admission_write_rate_mib_s", ValueType::kFloat)
@@ -177,7 +199,13 @@ ComponentSpec mode_component(const std::string& name, const std::string& summary
        ComponentSpec{"nhit", "Open CAS's promotion policy nhit", {kNHit, kNHitSlots}, {}, {}, {}},
        ComponentSpec{"tinylfu", "TinyLFU's rule against flash's next victim", {}, {}, {}, {}},
        ComponentSpec{
-           "retention", "CacheBench's retention-time threshold", {kRetention}, {}, {}, {}}}};
+           "retention", "CacheBench's retention-time threshold", {kRetention}, {}, {}, {}},
+       ComponentSpec{"reject_first",
+                     "CacheLib's RejectFirstAP",
+                     {kRejectFirstEntries, kRejectFirstSplits, kRejectFirstDramHitSignal},
+                     {},
+                     {},
+                     {}}}};
 }
 
 // The cleaner's keys (wb, wo).
@@ -236,6 +264,7 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
                       : admission == "nhit"         ? FlashAdmission::kNHit
                       : admission == "tinylfu"      ? FlashAdmission::kTinyLfu
                       : admission == "retention"    ? FlashAdmission::kRetention
+                      : admission == "reject_first" ? FlashAdmission::kRejectFirst
                                                     : FlashAdmission::kAll;
   if (c.flash_admission == FlashAdmission::kRateLimited) {
     constexpr double kMiB = 1024.0 * 1024.0;
@@ -256,6 +285,17 @@ TiersConfig TiersConfig::from(const Params& params, uint64_t seed) {
       throw std::invalid_argument(
           "key 'tiers.flash_admission': retention measures the age of DRAM evictions and needs "
           "a DRAM tier (tiers.dram: true), found 'retention' with tiers.dram false");
+    }
+  }
+  if (c.flash_admission == FlashAdmission::kRejectFirst) {
+    c.reject_first_entries = params.get<uint64_t>(kRejectFirstEntries);
+    c.reject_first_splits = params.get<uint32_t>(kRejectFirstSplits);
+    c.reject_first_dram_hit_signal = params.get<bool>(kRejectFirstDramHitSignal);
+    if (c.reject_first_entries < c.reject_first_splits) {
+      throw std::invalid_argument(
+          "key 'tiers.reject_first_entries': expected at least tiers.reject_first_splits (" +
+          std::to_string(c.reject_first_splits) + ") keys, one a split, found " +
+          std::to_string(c.reject_first_entries));
     }
   }
   if (c.flash_admission == FlashAdmission::kRandom) {

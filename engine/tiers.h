@@ -30,7 +30,13 @@
 //          rejecting a victim whose eviction age (the
 //          requests since its last request) exceeds `retention_requests`, as CacheBench's
 //          nvmAdmissionRetentionTimeThreshold rejects items that stayed in DRAM too long without
-//          a hit. A dirty victim that flash does not take is flushed to the backing store.
+//          a hit; reject_first, CacheLib's RejectFirstAP (NvmAdmissionPolicy.h, navy-spec.md
+//          §4.5): a victim is admitted iff the low 32 bits of its key hash (mix64: MODELLING
+//          CHOICE, CacheLib's is SpookyHashV2 of the key bytes) were already among the keys
+//          an ApproxSplitSet (engine/approx_split_set.h) remembers, every victim's being added,
+//          or — with the DRAM-hit signal — it was hit in DRAM since it entered DRAM (CacheLib:
+//          lastAccessTime > creationTime, in seconds; here any hit counts, and a set makes a
+//          new item). A dirty victim that flash does not take is flushed to the backing store.
 //   flash eviction
 //          a dirty object that DRAM does not also hold is flushed to the backing store.
 //
@@ -71,8 +77,10 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "engine/approx_split_set.h"
 #include "engine/cache.h"
 #include "engine/frequency_sketch.h"
 #include "engine/nhc.h"
@@ -96,7 +104,15 @@ enum class CacheMode {
 };
 
 /// tiers.flash_admission.
-enum class FlashAdmission { kAll, kRandom, kRateLimited, kNHit, kTinyLfu, kRetention };
+enum class FlashAdmission {
+  kAll,
+  kRandom,
+  kRateLimited,
+  kNHit,
+  kTinyLfu,
+  kRetention,
+  kRejectFirst
+};
 
 /// The `tiers:` section, resolved.
 struct TiersConfig {
@@ -123,6 +139,11 @@ struct TiersConfig {
   uint32_t nhit_table_slots = 1u << 20;
   /// retention: the largest eviction age, in requests, admitted to flash.
   uint64_t retention_requests = 1000000;
+  /// reject_first: the keys remembered (numEntries), over how many splits (numSplits), and
+  /// whether a DRAM hit admits (useDramHitSignal): CacheLib's enableRejectFirstAPForNvm.
+  uint64_t reject_first_entries = 1000000;
+  uint32_t reject_first_splits = 20;
+  bool reject_first_dram_hit_signal = true;
   /// rate_limited: the controller's constants (engine/write_rate_admission.h).
   WriteRateAdmissionConfig write_rate;
   /// tinylfu: the objects the flash tier is expected to hold (the sketch's size; the caller sets
@@ -220,6 +241,9 @@ class TieredCache {
       nhit_.assign(config_.nhit_table_slots, NhitSlot{});
     }
     if (config_.flash_admission == FlashAdmission::kRateLimited) rate_.emplace(config_.write_rate);
+    if (config_.flash_admission == FlashAdmission::kRejectFirst) {
+      reject_first_.emplace(config_.reject_first_entries, config_.reject_first_splits);
+    }
     // Caffeine's sketch defaults (TinyLfuConfig): one word per object, sample 10 × objects.
     if (config_.flash_admission == FlashAdmission::kTinyLfu) {
       sketch_.emplace(config_.flash_expected_objects, 1.0, 10);
@@ -299,6 +323,10 @@ class TieredCache {
   }
   /// rate_limited: the controller (engine/write_rate_admission.h); null otherwise.
   const WriteRateAdmission* write_rate_admission() const { return rate_ ? &*rate_ : nullptr; }
+  /// reject_first: the keys it remembers (engine/approx_split_set.h); null otherwise.
+  const ApproxSplitSet* reject_first_tracker() const {
+    return reject_first_ ? &*reject_first_ : nullptr;
+  }
   const auto& queue() const { return flash_.queue(); }
 
  private:
@@ -319,6 +347,7 @@ class TieredCache {
     }
     if (config_.dram && dram_.lookup(r)) [[likely]] {
       ++counters_.dram_hits;
+      if (tracks_dram_hits()) dram_hit_.insert(r.key);
       if constexpr (V::kEnabled) values_->serve(Tier::kDram, r.key);
       return true;
     }
@@ -388,6 +417,7 @@ class TieredCache {
   void invalidate(uint64_t key) {
     dram_.access(Request{0, key, 0, Op::kDelete});
     if (config_.flash_admission == FlashAdmission::kRetention) last_access_.erase(key);
+    if (tracks_dram_hits()) dram_hit_.erase(key);
     invalidate_flash(key);
     if (config_.writes_back()) dirty_.erase(key);
     if constexpr (V::kEnabled) values_->erase(Tier::kDram, key);
@@ -406,6 +436,7 @@ class TieredCache {
       return;
     }
     invalidate_flash(r.key);
+    if (tracks_dram_hits()) dram_hit_.erase(r.key);  // a set makes a new item
     dram_.access(r);
     if (dram_.contains(r.key)) {
       if constexpr (V::kEnabled) values_->write(Tier::kDram, r.key);
@@ -527,8 +558,20 @@ class TieredCache {
         const auto it = last_access_.find(key);
         return it != last_access_.end() && now_ - it->second <= config_.retention_requests;
       }
+      case FlashAdmission::kRejectFirst: {
+        // RejectFirstAP::acceptImpl: the hit signal read first, the key tracked always.
+        const bool was_dram_hit = tracks_dram_hits() && dram_hit_.count(key) != 0;
+        const bool seen = reject_first_->insert(mix64(key));
+        return seen || was_dram_hit;
+      }
     }
     return true;
+  }
+
+  // reject_first with the DRAM-hit signal: which objects DRAM holds were hit there.
+  bool tracks_dram_hits() const {
+    return config_.flash_admission == FlashAdmission::kRejectFirst &&
+           config_.reject_first_dram_hit_signal;
   }
 
   // retention: the request count of the last request of each object DRAM holds.
@@ -576,6 +619,7 @@ class TieredCache {
       }
     }
     if (config_.flash_admission == FlashAdmission::kRetention) last_access_.erase(key);
+    if (tracks_dram_hits()) dram_hit_.erase(key);
     if constexpr (V::kEnabled) values_->erase(Tier::kDram, key);
   }
 
@@ -611,6 +655,9 @@ class TieredCache {
   std::deque<DirtyEntry> dirty_queue_;
   // retention only: key → the request count of its last request, for the objects DRAM holds.
   std::unordered_map<uint64_t, uint64_t> last_access_;
+  // reject_first: the tracker, and the objects DRAM holds that were hit there (never iterated).
+  std::optional<ApproxSplitSet> reject_first_;
+  std::unordered_set<uint64_t> dram_hit_;
 };
 
 }  // namespace flashpq

@@ -179,6 +179,11 @@ uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summar
       if (plan.tiers.flash_admission == FlashAdmission::kNHit) {
         bytes += 16 * uint64_t{plan.tiers.nhit_table_slots};
       }
+      // reject_first: the splits' tables (at least 60 % full: under 7 B a key) and the DRAM
+      // objects' hit flags (a hash-set node each).
+      if (plan.tiers.flash_admission == FlashAdmission::kRejectFirst) {
+        bytes += 7 * plan.tiers.reject_first_entries + static_cast<uint64_t>(48.0 * dram_objects);
+      }
       if (plan.tiers.writes_back()) {
         bytes += static_cast<uint64_t>(64.0 *
                                        (dram_objects + static_cast<double>(plan.expected_objects)));

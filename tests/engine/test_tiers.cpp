@@ -2,6 +2,7 @@
 // correctness test (as the NHC demo's fuzzy mode checks Open CAS's modes): random gets, sets
 // and deletes of version-stamped values through every cache mode and flash admission, every get
 // returning the latest set.
+#include <array>
 #include <catch2/catch.hpp>
 #include <list>
 #include <map>
@@ -329,6 +330,49 @@ TEST_CASE("tiers: retention admits a DRAM victim whose eviction age is at most t
   });
 }
 
+TEST_CASE("tiers: reject_first admits a key's second DRAM eviction, or one hit in DRAM",
+          "[tiers]") {
+  for (const bool signal : {false, true}) {
+    INFO("DRAM-hit signal " << signal);
+    with_lru_tiers(1, 16, [&](auto& dram, auto& flash) {
+      TiersConfig cfg = tiers(CacheMode::kWriteThrough, FlashAdmission::kRejectFirst);
+      cfg.reject_first_entries = 4;
+      cfg.reject_first_splits = 2;  // two splits of two keys
+      cfg.reject_first_dram_hit_signal = signal;
+      TieredCache t(cfg, dram, flash);
+      t.access(get(1));
+      t.access(get(2));  // evicts 1: first seen, rejected; remembered {1}
+      CHECK_FALSE(flash.contains(1));
+      t.access(get(1));  // evicts 2: rejected; {1, 2}
+      t.access(get(2));  // evicts 1: seen before, admitted
+      CHECK(flash.contains(1));
+      CHECK_FALSE(flash.contains(2));
+      CHECK(t.tier_counters().flash_admission_rejects == 2);
+      CHECK(t.tier_counters().flash_admission_accepts == 1);
+      // 3 is hit in DRAM, then evicted for the first time: admitted only with the signal.
+      t.access(get(3));  // evicts 2: seen, admitted; 2 stays remembered
+      CHECK(flash.contains(2));
+      t.access(get(3));  // a DRAM hit
+      t.access(get(4));  // evicts 3: not seen (a new split {3}: {1, 2} | {3})
+      CHECK(flash.contains(3) == signal);
+      // A set makes a new item: its earlier DRAM hit no longer counts.
+      t.access(get(5));  // evicts 4: not seen; {1, 2} | {3, 4}
+      t.access(get(5));  // a DRAM hit on 5
+      t.access(set(5));  // a new version of 5: hit signal cleared
+      t.access(get(6));  // evicts 5: not seen; the oldest split {1, 2} is forgotten: {5} | {3, 4}
+      CHECK_FALSE(flash.contains(5));
+      // 1 was forgotten with its split: its eviction is a first eviction again.
+      flash.access(del(1));
+      t.access(get(1));  // a miss: 1 from the backing store into DRAM, evicting 6 (rejected)
+      t.access(get(7));  // evicts 1: not remembered any more, rejected
+      CHECK_FALSE(flash.contains(1));
+      const ApproxSplitSet* tracker = t.reject_first_tracker();
+      REQUIRE(tracker != nullptr);
+      CHECK(tracker->drops() == 0);
+    });
+  }
+}
+
 // A second implementation of write-through DRAM LRU over flash LRU with every eviction admitted,
 // from the definitions alone (std::list, byte capacities): the hits each tier serves.
 struct ReferenceTiers {
@@ -428,12 +472,21 @@ TEST_CASE("tiers: fuzzy correctness, every mode and admission, flash on exact, R
     const std::string& name = named.first;
     const FrameworkConfig& fc = named.second;
     for (CacheMode mode : testing::kModes) {
-      for (int variant = 0; variant < 11; ++variant) {
-        // Six admissions with a DRAM tier; five without (retention needs DRAM).
-        const FlashAdmission a = static_cast<FlashAdmission>(variant % 6);
+      for (int variant = 0; variant < 13; ++variant) {
+        // Seven admissions with a DRAM tier; six without (retention needs DRAM).
+        const FlashAdmission a = variant < 7
+                                     ? static_cast<FlashAdmission>(variant)
+                                     : std::array{FlashAdmission::kAll,
+                                                  FlashAdmission::kRandom,
+                                                  FlashAdmission::kRateLimited,
+                                                  FlashAdmission::kNHit,
+                                                  FlashAdmission::kTinyLfu,
+                                                  FlashAdmission::kRejectFirst}[variant - 7];
         TiersConfig cfg = tiers(mode, a);
-        cfg.dram = variant < 6;
+        cfg.dram = variant < 7;
         cfg.retention_requests = 50;
+        cfg.reject_first_entries = 200;  // a short window: keys are forgotten during the run
+        cfg.reject_first_splits = 4;
         // rate_limited: requests are 1 µs apart (fuzz_modes); the factor moves every 1 ms.
         cfg.write_rate.target_rate_bytes_s = 100e6;
         cfg.write_rate.update_interval_ns = 1'000'000;
