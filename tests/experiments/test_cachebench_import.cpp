@@ -764,6 +764,45 @@ TEST_CASE("cachebench import: the imported experiments run", "[cachebench]") {
   }
 }
 
+TEST_CASE("cachebench import: every shipped config runs, its flash tier on simflash",
+          "[cachebench]") {
+  for (const std::string& rel : kShipped) {
+    INFO(rel);
+    TempDir dir;
+    const CachebenchImport r = import_shipped(rel);
+    const CellConfig as_imported = load_one(dir, r);
+    std::vector<Override> o;
+    // Shortened: 20,000 requests of a generated workload (the replayed trace is short already).
+    if (params(as_imported).at("trace.format") == "generator") {
+      o.push_back({"trace.requests", "20000"});
+    }
+    const bool flash = as_imported.tiers.enabled();
+    if (flash) {
+      o.push_back({"device.name", "simflash"});
+      o.push_back({"device.size_to_cache", "true"});
+      // 1 MiB of DRAM: 20,000 requests then reach flash (the configs' 100-128 MiB hold them).
+      o.push_back({"tiers.dram_capacity", "1MiB"});
+    }
+    // ssd_perf's 932,000 MiB of flash, scaled down for a test.
+    if (rel.starts_with("ssd_perf/")) o.push_back({"cache.capacity", "256MiB"});
+    const CellConfig c = load_one(dir, r, o);
+    const TraceSummary s = summarize_trace(c.trace);
+    std::map<std::string, std::string> row;
+    for (const Column& col : run_cell(c, s)) row[col.name] = col.text;
+    INFO((row.count("error") ? row.at("error") : std::string()));
+    REQUIRE(row.count("error") == 0);
+    CHECK(std::stoull(row.at("requests")) == s.requests);
+    CHECK(std::stoull(row.at("get_requests")) + std::stoull(row.at("set_requests")) +
+              std::stoull(row.at("delete_requests")) ==
+          s.requests);
+    if (flash) {  // navy's engines wrote regions and buckets through simflash's FTL
+      CHECK(std::stoull(row.at("host_bytes_written")) > 0);
+      CHECK(std::stod(row.at("wa_ftl")) >= 1.0);
+      CHECK(std::stoull(row.at("nand_bytes_written")) >= std::stoull(row.at("host_bytes_written")));
+    }
+  }
+}
+
 TEST_CASE("cachebench import: the fuzz target on its seed corpus", "[cachebench][fuzz]") {
   TempDir dir;
   size_t seeds = 0;

@@ -199,8 +199,14 @@ TEST_CASE("flashpq run: -o out.jsonl writes JSON Lines", "[cli]") {
   const Result r = flashpq(dir, "run two.yaml -o out.jsonl");
   INFO(r.err);
   REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, !Contains("Allocator Stats"));  // CacheBench's report only when asked
   const auto ls = lines(slurp(dir.file("out.jsonl")));
   REQUIRE(ls.size() == 2);
+  // --cachebench-summary: one report per row, read back from the JSON Lines.
+  const Result again = flashpq(dir, "run two.yaml -o again.jsonl --cachebench-summary");
+  REQUIRE(again.status == 0);
+  CHECK_THAT(again.out, Contains("== flashpq: cell 0 of two ==") &&
+                            Contains("== flashpq: cell 1 of two ==") && Contains("Hit Ratio"));
   const char* policies[] = {"fifo", "lru"};
   for (size_t i = 0; i < 2; ++i) {
     INFO(ls[i]);
@@ -1225,6 +1231,11 @@ TEST_CASE("flashpq import cachebench writes the experiment, flashpq run CONFIG.j
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK_THAT(slurp(dir.file("out.csv")), Catch::Contains("blockcache"));
+  // CacheBench's report of the row on stdout (experiments/import/cachebench_report.h).
+  CHECK_THAT(r.out, Catch::Contains("== Allocator Stats ==") &&
+                        Catch::Contains("Hit Ratio     :") &&
+                        Catch::Contains("NVM app write amplification") &&
+                        Catch::Contains("== Throughput Stats =="));
   // Nothing written beside the user's config.
   CHECK_FALSE(
       fs::exists(FLASHPQ_SOURCE_DIR "/tests/data/cachebench/feature_stress/navy/bc_fifo.yaml"));
