@@ -7,7 +7,13 @@
 //   framework.hybrid_small_pct            BigHash's share of the device, % (navyBigHashSizePct,
 //                                         CacheBench's default 50: docs/reference/navy-spec.md
 //                                         §6.2)
-// and the keys of both engines (framework.bighash_*, framework.blockcache_*).
+//   framework.hybrid_small_engine         bighash (navy's) or kangaroo: Kangaroo (engine/
+//                                         kangaroo/) in BigHash's place, as CacheLib's Kangaroo
+//                                         fork puts it beside BlockCache (McAllister et al.,
+//                                         SOSP'21 §5: Kangaroo is CacheLib's small-object
+//                                         cache, large objects stay in BlockCache)
+// and the keys of the engines (framework.bighash_* or framework.kangaroo_*,
+// framework.blockcache_*).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,9 @@
 namespace flashpq {
 
 struct HybridConfig {
+  /// The small-object engine: navy's BigHash or Kangaroo.
+  enum class SmallEngine { kBigHash, kKangaroo };
+  SmallEngine small_engine = SmallEngine::kBigHash;
   /// Objects of at most this many bytes go to the small-object engine. Default 2048.
   uint32_t small_item_max_bytes = 2048;
   /// The small-object engine's share of the device, % in [1, 99]. Default 50.
@@ -32,19 +41,21 @@ struct HybridLayout {
   uint64_t metadata_bytes = 0;
   /// BlockCache: whole regions from the end of the metadata.
   uint64_t large_offset = 0, large_bytes = 0;
-  /// BigHash: whole buckets at the end of the device.
+  /// The small-object engine at the end of the device: whole buckets (BigHash) or whole sets
+  /// (Kangaroo, which lays its log and sets out inside this range).
   uint64_t small_offset = 0, small_bytes = 0;
 };
 
 /// The layout of a hybrid cache of `capacity_bytes` on a device of logical block `granule`
-/// bytes, its engines' sizes read from `params` (bucket and region size). Throws
-/// std::invalid_argument naming the key and a value that works when the threshold exceeds
-/// BigHash's largest item, or BigHash's share leaves no whole region for BlockCache or no bucket
-/// for itself.
+/// bytes, its engines' sizes read from `params` (bucket or set size, region size). Throws
+/// std::invalid_argument naming the key and a value that works when the threshold exceeds the
+/// small engine's largest item, or its share leaves no whole region for BlockCache or no bucket
+/// (BigHash) or no valid log and set layout (Kangaroo, kangaroo_geometry()) for itself.
 HybridLayout hybrid_layout(const HybridConfig& config, const Params& params,
                            uint64_t capacity_bytes, uint64_t granule);
 
 extern const KeySpec kHybridSmallItemMaxSizeKey;
 extern const KeySpec kHybridSmallPctKey;
+extern const KeySpec kHybridSmallEngineKey;
 
 }  // namespace flashpq

@@ -25,31 +25,52 @@
 //     remain; a remove of a key navy's other engine does not hold (a Bloom probe, maybe a bucket
 //     read) is not modelled, as for BigHash alone.
 // Counters, DRAM and device bytes are the two engines' sums.
+// framework.hybrid_small_engine kangaroo puts Kangaroo (engine/kangaroo/) in BigHash's place:
+// the same routing, its range at the device's end in whole sets, the same lookup order (its
+// KLog index and its sets' Bloom filters after BlockCache's index). Each call goes to the one
+// small engine built (a branch, the same way every time).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "engine/bighash/bighash_queue.h"
 #include "engine/blockcache/blockcache_queue.h"
 #include "engine/hybrid/hybrid_config.h"
+#include "engine/kangaroo/kangaroo_queue.h"
 #include "engine/queue.h"
 
 namespace flashpq {
 
 /// What the hybrid counts beyond FrameworkCounters: its engines' own counters.
 struct HybridCounters {
-  /// BigHash's (BigHashCounters::bloom_false_positive_reads).
+  /// The small engine's (BigHashCounters's or KangarooCounters's
+  /// bloom_false_positive_reads).
   uint64_t bloom_false_positive_reads = 0;
+  /// Kangaroo's pre-log admission rejections (KangarooCounters::admission_rejections); 0 with
+  /// BigHash.
+  uint64_t admission_rejections = 0;
   /// Objects each engine took (insertions, reinsertions excluded).
   uint64_t small_inserts = 0;
   uint64_t large_inserts = 0;
 };
 
 class HybridQueue {
+  // Defined first: the members below deduce their return types from these.
+  // fn(the small engine built).
+  template <class Fn>
+  decltype(auto) with_small(Fn&& fn) {
+    return kangaroo_ ? fn(*kangaroo_) : fn(*bighash_);
+  }
+  template <class Fn>
+  decltype(auto) with_small(Fn&& fn) const {
+    return kangaroo_ ? fn(*kangaroo_) : fn(*bighash_);
+  }
+
  public:
-  static constexpr unsigned kOrderWords =
-      std::max(BigHashQueue::kOrderWords, BlockCacheQueue::kOrderWords);
+  static constexpr unsigned kOrderWords = std::max(
+      {BigHashQueue::kOrderWords, KangarooQueue::kOrderWords, BlockCacheQueue::kOrderWords});
 
   /// Splits ctx's capacity between the engines as navy does (hybrid_layout()) and builds both,
   /// each reading its own keys from ctx.framework.params. Throws std::invalid_argument as
@@ -63,14 +84,15 @@ class HybridQueue {
                                   ctx.device.logical_block_bytes())) {}
 
   bool admits(uint32_t size) const {
-    return small(size) ? small_.admits(size) : large_.admits(size);
+    return small(size) ? with_small([&](const auto& q) { return q.admits(size); })
+                       : large_.admits(size);
   }
   Handle victim(uint32_t) const { return kNoHandle; }
   void make_room(uint32_t) {}
   void insert(Handle h, double p) {
     if (small(table_[h].size_bytes)) {
       ++engine_.small_inserts;
-      small_.insert(h, p);
+      with_small([&](auto& q) { q.insert(h, p); });
     } else {
       ++engine_.large_inserts;
       large_.insert(h, p);
@@ -80,33 +102,39 @@ class HybridQueue {
   double priority(Handle) const { return 0; }
   void read_hit(Handle h) {
     if (small(table_[h].size_bytes)) {
-      small_.read_hit(h);
+      with_small([&](auto& q) { q.read_hit(h); });
     } else {
       large_.read_hit(h);
     }
   }
   void on_hit(Handle h) {
     if (small(table_[h].size_bytes)) {
-      small_.on_hit(h);
+      with_small([&](auto& q) { q.on_hit(h); });
     } else {
       large_.on_hit(h);
     }
   }
-  /// BlockCache's index is looked up first (DRAM); then BigHash's Bloom filter.
-  void on_lookup_miss(uint64_t key) { small_.on_lookup_miss(key); }
+  /// BlockCache's index is looked up first (DRAM); then the small engine (BigHash's Bloom
+  /// filter; Kangaroo's KLog index and its set's filter).
+  void on_lookup_miss(uint64_t key) {
+    with_small([&](auto& q) { q.on_lookup_miss(key); });
+  }
   void remove(Handle h) {
     if (small(table_[h].size_bytes)) {
-      small_.remove(h);
+      with_small([&](auto& q) { q.remove(h); });
     } else {
       large_.remove(h);
     }
   }
 
-  uint64_t used_bytes() const { return small_.used_bytes() + large_.used_bytes(); }
+  uint64_t used_bytes() const {
+    return with_small([](const auto& q) { return q.used_bytes(); }) + large_.used_bytes();
+  }
   bool places_objects() const { return true; }
   /// The engines' counters added (dram_buffer_bytes: BlockCache's buffers).
   const FrameworkCounters& counters() const {
-    const FrameworkCounters& a = small_.counters();
+    const FrameworkCounters& a =
+        with_small([](const auto& q) -> const FrameworkCounters& { return q.counters(); });
     const FrameworkCounters& b = large_.counters();
     sum_.placed_bytes = a.placed_bytes + b.placed_bytes;
     sum_.placed_objects = a.placed_objects + b.placed_objects;
@@ -119,19 +147,28 @@ class HybridQueue {
     return sum_;
   }
   const HybridCounters& engine_counters() const {
-    engine_.bloom_false_positive_reads = small_.engine_counters().bloom_false_positive_reads;
+    engine_.bloom_false_positive_reads =
+        with_small([](const auto& q) { return q.engine_counters().bloom_false_positive_reads; });
+    engine_.admission_rejections =
+        kangaroo_ ? kangaroo_->engine_counters().admission_rejections : 0;
     return engine_;
   }
   /// DRAM of both engines' indexes as navy counts them (BigHash's filters, BlockCache's
   /// SparseMapIndex).
   uint64_t modelled_dram_index_bytes() const {
-    return small_.modelled_dram_index_bytes() + large_.modelled_dram_index_bytes();
+    return with_small([](const auto& q) { return q.modelled_dram_index_bytes(); }) +
+           large_.modelled_dram_index_bytes();
   }
-  size_t index_bytes() const { return small_.index_bytes() + large_.index_bytes(); }
-  size_t queue_bytes() const { return small_.queue_bytes() + large_.queue_bytes(); }
+  size_t index_bytes() const {
+    return with_small([](const auto& q) { return q.index_bytes(); }) + large_.index_bytes();
+  }
+  size_t queue_bytes() const {
+    return with_small([](const auto& q) { return q.queue_bytes(); }) + large_.queue_bytes();
+  }
 
-  /// The engines, for tests and reports.
-  const BigHashQueue& small_engine() const { return small_; }
+  /// The engines, for tests and reports: the small one built (the other is null).
+  const BigHashQueue* bighash_engine() const { return bighash_ ? &*bighash_ : nullptr; }
+  const KangarooQueue* kangaroo_engine() const { return kangaroo_ ? &*kangaroo_ : nullptr; }
   const BlockCacheQueue& large_engine() const { return large_; }
   const HybridLayout& layout() const { return layout_; }
 
@@ -140,8 +177,14 @@ class HybridQueue {
       : table_(ctx.table),
         small_max_(config.small_item_max_bytes),
         layout_(layout),
-        small_(part(ctx, layout.small_offset, layout.small_bytes)),
-        large_(part(ctx, layout.large_offset, layout.large_bytes)) {}
+        large_(part(ctx, layout.large_offset, layout.large_bytes)) {
+    const QueueContext small_ctx = part(ctx, layout.small_offset, layout.small_bytes);
+    if (config.small_engine == HybridConfig::SmallEngine::kKangaroo) {
+      kangaroo_.emplace(small_ctx);
+    } else {
+      bighash_.emplace(small_ctx);
+    }
+  }
 
   static QueueContext part(const QueueContext& ctx, uint64_t offset, uint64_t bytes) {
     QueueContext c = ctx;
@@ -155,8 +198,9 @@ class HybridQueue {
   ObjectTable& table_;
   uint64_t small_max_;
   HybridLayout layout_;
-  BigHashQueue small_;
   BlockCacheQueue large_;
+  std::optional<BigHashQueue> bighash_;  // one of the two small engines
+  std::optional<KangarooQueue> kangaroo_;
   mutable FrameworkCounters sum_;
   mutable HybridCounters engine_;
 };
@@ -169,6 +213,7 @@ struct HybridFramework {
   static void check(const Params& params) {
     HybridConfig::from(params);
     BigHashConfig::from(params);
+    KangarooConfig::from(params);
     BlockCacheConfig::from(params);
   }
   /// The two ranges (hybrid_layout()): device_bytes up to BigHash's end, block_bytes the

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "devices/null_device.h"
 #include "engine/bighash/bighash_queue.h"
 #include "engine/blockcache/blockcache_queue.h"
 #include "engine/cache.h"
 #include "engine/hybrid/hybrid_queue.h"
+#include "engine/kangaroo/kangaroo_queue.h"
 #include "policies/fifo.h"
 #include "sim/rng.h"
 #include "tests/engine/engine_test_util.h"
@@ -56,23 +58,24 @@ TEST_CASE("hybrid: navy's worked layouts", "[hybrid]") {
   }
 }
 
-TEST_CASE("hybrid: each engine behaves as it does alone on its range and its requests",
-          "[hybrid]") {
+// The hybrid of config `hc` (small objects <= 1000 B) against its engines alone, each of its
+// own size on a device of its own, request by request and I/O by I/O. `Small` is the small
+// engine's queue (`small_name` its framework).
+template <class Small>
+void check_engines_alone(const FrameworkConfig& hc, const std::string& small_name) {
   const uint64_t c = 4 << 20;
-  const FrameworkConfig hc = hybrid_config(256 << 10, 1000, 30);
   Params p = hc.params;
   const HybridLayout l = hybrid_layout(HybridConfig::from(p), p, c, 1);
   CacheConfig cc;
   cc.capacity_bytes = c;
   RecordingDevice hybrid_dev;
   Cache<FifoPolicy, HybridQueue, NoAdmission> hybrid(cc, hc, fifo(), hybrid_dev);
-  // The engines alone, each of its own size, on devices of their own.
   CacheConfig small_cc = cc, large_cc = cc;
   small_cc.capacity_bytes = l.small_bytes;
   large_cc.capacity_bytes = l.large_bytes;
-  FrameworkConfig bh{"bighash", p}, bc{"blockcache", p};
+  FrameworkConfig sc{small_name, p}, bc{"blockcache", p};
   RecordingDevice small_dev, large_dev;
-  Cache<FifoPolicy, BigHashQueue, NoAdmission> small(small_cc, bh, fifo(), small_dev);
+  Cache<FifoPolicy, Small, NoAdmission> small(small_cc, sc, fifo(), small_dev);
   Cache<FifoPolicy, BlockCacheQueue, NoAdmission> large(large_cc, bc, fifo(), large_dev);
   RngStream rng(3, 0);
   uint64_t hits = 0;
@@ -87,8 +90,8 @@ TEST_CASE("hybrid: each engine behaves as it does alone on its range and its req
     const bool hit = hybrid.access(r);
     const bool alone = size <= 1000 ? small.access(r) : large.access(r);
     REQUIRE(hit == alone);
-    // Navy looks a key up in BlockCache, then in BigHash: a large object's miss probes
-    // BigHash's Bloom filter too (Cache::lookup: a get that never inserts).
+    // Navy looks a key up in BlockCache, then in the small engine: a large object's miss
+    // probes its Bloom filter too (Cache::lookup: a get that never inserts).
     if (size > 1000 && r.op == Op::kGet && !alone) small.lookup(r);
     hits += hit;
   }
@@ -101,6 +104,7 @@ TEST_CASE("hybrid: each engine behaves as it does alone on its range and its req
                     io.offset - (io.offset >= l.small_offset ? l.small_offset : l.large_offset),
                     io.len});
   }
+  CHECK(small_io.size() > 1000);
   CHECK(small_io == small_dev.log);
   CHECK(large_io == large_dev.log);
   CHECK(hybrid.queue().used_bytes() == small.queue().used_bytes() + large.queue().used_bytes());
@@ -112,6 +116,36 @@ TEST_CASE("hybrid: each engine behaves as it does alone on its range and its req
         small.queue().modelled_dram_index_bytes() + large.queue().modelled_dram_index_bytes());
   const FrameworkCounters& fc = hybrid.queue().counters();
   CHECK(fc.placed_bytes == hybrid.queue().used_bytes() + fc.evicted_bytes + fc.superseded_bytes);
+}
+
+TEST_CASE("hybrid: each engine behaves as it does alone on its range and its requests",
+          "[hybrid]") {
+  check_engines_alone<BigHashQueue>(hybrid_config(256 << 10, 1000, 30), "bighash");
+}
+
+TEST_CASE("hybrid: Kangaroo as the small engine behaves as it does alone", "[hybrid]") {
+  FrameworkConfig hc = hybrid_config(256 << 10, 1000, 30);
+  hc.params.set(kHybridSmallEngineKey.name, std::string("kangaroo"));
+  // Its 30 % of 4 MiB: a log of 10 % in 16 KiB segments (7 of them), the rest sets.
+  hc.params.set(kKangarooSegmentSizeKey.name, std::string("16KiB"));
+  hc.params.set(kKangarooLogPctKey.name, 10);
+  check_engines_alone<KangarooQueue>(hc, "kangaroo");
+  // Its admission rejections are the hybrid's, and its largest item bounds the threshold.
+  hc.params.set(kKangarooAdmissionProbabilityKey.name, 0.5);
+  CacheConfig cc;
+  cc.capacity_bytes = 4 << 20;
+  NullDevice none;
+  Cache<FifoPolicy, HybridQueue, NoAdmission> h(cc, hc, fifo(), none);
+  for (uint64_t k = 0; k < 2000; ++k) h.access(Request{0, k, 100, Op::kSet});
+  CHECK(h.queue().engine_counters().admission_rejections > 800);
+  CHECK(h.queue().engine_counters().admission_rejections < 1200);
+  REQUIRE(h.queue().kangaroo_engine() != nullptr);
+  CHECK(h.queue().bighash_engine() == nullptr);
+  Params p = hc.params;
+  p.set(kHybridSmallItemMaxSizeKey.name, 4059);  // a 4 KiB page holds 4058 (4096 - 24 - 14)
+  CHECK_THROWS_WITH(
+      hybrid_layout(HybridConfig::from(p), p, 4 << 20, 1),
+      Catch::Contains("framework.hybrid_small_item_max_size") && Catch::Contains("Kangaroo page"));
 }
 
 TEST_CASE("hybrid: bad keys are refused, quoting the value", "[hybrid]") {
