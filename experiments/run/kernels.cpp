@@ -66,10 +66,10 @@ const CellKernels& cell_kernels(const std::string& policy, const std::string& ad
   // Unknown names: the registries' own errors, listing what is registered.
   check_policy(PolicyConfig{policy, {}});
   check_admission(AdmissionConfig{admission, {}});
-#ifdef FLASHPQ_KERNELS_EXACT_ONLY
+#ifdef FLASHPQ_KERNELS_SWEEP_ONLY
   throw std::invalid_argument(
-      "this build (FLASHPQ_TSAN) compiles the kernels of framework "
-      "exact with priority policies only: no kernel for policy " +
+      "this build (FLASHPQ_TSAN) compiles the kernels of fifo and lru on frameworks exact and "
+      "ripq only: no kernel for policy " +
       policy + ", admission " + admission + ", framework " + framework);
 #endif
   throw std::logic_error("no kernel for policy " + policy + ", admission " + admission +
