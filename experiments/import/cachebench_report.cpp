@@ -29,6 +29,14 @@ double pct(double a, double b) {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// folly::sformat's "{:,}": digits grouped by three with commas (CacheStats.h formats every count
+// so).
+std::string grouped(uint64_t v) {
+  std::string digits = std::to_string(v);
+  for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+  return digits;
+}
+
 }  // namespace
 
 std::string render_cachebench_report(const StoredRow& row) {
@@ -46,10 +54,10 @@ std::string render_cachebench_report(const StoredRow& row) {
   const auto count = [&](const char* name) { return static_cast<uint64_t>(num(row, name)); };
 
   out += "Items in RAM  : n/a\n";
-  out += fmt::format("Items in NVM  : {}\n", count("cached_objects"));
+  out += fmt::format("Items in NVM  : {}\n", grouped(count("cached_objects")));
   out += "Alloc Attempts: n/a\nEvict Attempts: n/a\nRAM Evictions : n/a\n";
   if (gets > 0) {
-    out += fmt::format("Cache Gets    : {}\n", static_cast<uint64_t>(gets));
+    out += fmt::format("Cache Gets    : {}\n", grouped(static_cast<uint64_t>(gets)));
     out += fmt::format("Hit Ratio     : {:6.2f}%\n", pct(hits, gets));
   }
   const double physical = num(row, "host_bytes_written");
@@ -57,6 +65,8 @@ std::string render_cachebench_report(const StoredRow& row) {
   const double nand = num(row, "nand_bytes_written");
   out += fmt::format("RAM Hit Ratio : {:6.2f}%\n", pct(dram_hits, gets));
   out += fmt::format("NVM Hit Ratio : {:6.2f}%\n", pct(nvm_hits, nvm_gets));
+  // FlashPQ's objects have no TTL: no DRAM victim is rejected for expiry.
+  out += "RAM eviction rejects expiry : 0\nRAM eviction rejects clean : n/a\n";
   out += fmt::format("NVM bytes written (physical)  : {:6.2f} GB\n", physical / kGiB);
   out += fmt::format("NVM bytes written (logical)   : {:6.2f} GB\n", logical / kGiB);
   if (has(row, "nand_bytes_written")) {
@@ -72,17 +82,18 @@ std::string render_cachebench_report(const StoredRow& row) {
     out += "NVM dev write amplification   :    n/a\n";
   }
   // §8.3's formats; "n/a" in the fields FlashPQ does not model.
-  out += fmt::format("{:14}: {:15}, {:10}: {:6.2f}%\n", "NVM Gets", static_cast<uint64_t>(nvm_gets),
-                     "Coalesced", 0.0);
+  out += fmt::format("{:14}: {:>15}, {:10}: {:6.2f}%\n", "NVM Gets",
+                     grouped(static_cast<uint64_t>(nvm_gets)), "Coalesced", 0.0);
   if (tiered) {
-    out += fmt::format("{:14}: {:15}, {:10}: {:6.2f}%, {:8}: {:>7}, {:16}: {:>8}, {:16}: {:>8}\n",
-                       "NVM Puts", count("flash_admission_accepts"), "Success", 100.0, "Clean",
-                       "n/a", "AbortsFromDel", "n/a", "AbortsFromGet", "n/a");
+    out += fmt::format("{:14}: {:>15}, {:10}: {:6.2f}%, {:8}: {:>7}, {:16}: {:>8}, {:16}: {:>8}\n",
+                       "NVM Puts", grouped(count("flash_admission_accepts")), "Success", 100.0,
+                       "Clean", "n/a", "AbortsFromDel", "n/a", "AbortsFromGet", "n/a");
   }
-  out += fmt::format("{:14}: {:15}, {:10}: {:>7}, {:8}: {:>7}, {:16}: {:>8}\n", "NVM Evicts",
-                     count("evictions"), "Clean", "n/a", "Unclean", "n/a", "Double", "n/a");
-  out += fmt::format("{:14}: {:15} {:14}: {:>7}\n", "NVM Deletes", count("delete_requests"),
-                     "Skipped Deletes", "n/a");
+  out +=
+      fmt::format("{:14}: {:>15}, {:10}: {:>7}, {:8}: {:>7}, {:16}: {:>8}\n", "NVM Evicts",
+                  grouped(count("evictions")), "Clean", "n/a", "Unclean", "n/a", "Double", "n/a");
+  out += fmt::format("{:14}: {:>15} {:14}: {:>7}\n", "NVM Deletes",
+                     grouped(count("delete_requests")), "Skipped Deletes", "n/a");
 
   out += "\n== Throughput Stats ==\n";
   out += fmt::format("{:10}: {:.2f} million\n", "Total Ops", num(row, "requests") / 1e6);

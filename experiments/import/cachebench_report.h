@@ -6,7 +6,8 @@
 // Source: docs/reference/navy-spec.md §8 (cachelib/cachebench/cache/CacheStats.h:341-676 and
 // runner/Stressor.cpp:58-110 at the commit it cites): §8.2 the lines and their order, §8.3 the
 // fmt strings of the NVM lines, §8.4 the percentages (pctFn(a, b) = b == 0 ? 0 : 100a/b,
-// invertPctFn = 100 − pctFn).
+// invertPctFn = 100 − pctFn), checked against CacheStats.h itself: counts are grouped by three
+// with commas (folly's "{:,}", which navy-spec.md §8 leaves out).
 //
 // From the row (docs/reference/columns.md):
 //   Items in NVM             cached_objects (the cell's cache: the flash tier of a hierarchy)

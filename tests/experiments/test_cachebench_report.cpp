@@ -27,20 +27,22 @@ TEST_CASE("cachebench report: a hierarchy's row in CacheBench's lines", "[cacheb
       {"hits", "600"},
       {"dram_hits", "400"},
       {"flash_hits", "200"},
-      {"cached_objects", "50"},
+      {"cached_objects", "12345"},
       {"host_bytes_written", std::to_string(2ull << 30)},
       {"miss_bytes_inserted", gib},
       {"nand_bytes_written", std::to_string(3ull << 30)},
       {"wa_ftl", "1.5"},
       {"flash_admission_accepts", "70"},
-      {"evictions", "20"},
+      {"evictions", "20000"},
       {"sim_seconds", "2"},
   }));
   INFO(out);
   CHECK_THAT(out, Contains("== Test Results ==\n== Allocator Stats ==\n"));
-  CHECK_THAT(out, Contains("Items in NVM  : 50\n"));
-  CHECK_THAT(out, Contains("Cache Gets    : 1000\nHit Ratio     :  60.00%\n"));
-  CHECK_THAT(out, Contains("RAM Hit Ratio :  40.00%\nNVM Hit Ratio :  33.33%\n"));  // 200 / 600
+  // Counts grouped by three with commas, as folly's "{:,}" in CacheStats.h.
+  CHECK_THAT(out, Contains("Items in NVM  : 12,345\n"));
+  CHECK_THAT(out, Contains("Cache Gets    : 1,000\nHit Ratio     :  60.00%\n"));
+  CHECK_THAT(out, Contains("RAM Hit Ratio :  40.00%\nNVM Hit Ratio :  33.33%\n"  // 200 / 600
+                           "RAM eviction rejects expiry : 0\nRAM eviction rejects clean : n/a\n"));
   CHECK_THAT(out, Contains("NVM bytes written (physical)  :   2.00 GB\n"
                            "NVM bytes written (logical)   :   1.00 GB\n"
                            "NVM bytes written (nand)      :   3.00 GB\n"
@@ -49,7 +51,7 @@ TEST_CASE("cachebench report: a hierarchy's row in CacheBench's lines", "[cacheb
   CHECK_THAT(out, Contains("NVM Gets      :             600, Coalesced :   0.00%\n"));
   CHECK_THAT(out, Contains("NVM Puts      :              70, Success   : 100.00%, Clean   :     "
                            "n/a, AbortsFromDel   :      n/a, AbortsFromGet   :      n/a\n"));
-  CHECK_THAT(out, Contains("NVM Evicts    :              20, Clean     :     n/a"));
+  CHECK_THAT(out, Contains("NVM Evicts    :          20,000, Clean     :     n/a"));
   CHECK_THAT(out, Contains("NVM Deletes   :               5 Skipped Deletes:     n/a\n"));
   CHECK_THAT(out, Contains("== Throughput Stats ==\nTotal Ops : 2.50 million\nTotal sets: 195\n"));
   CHECK_THAT(out, Contains("get       :       500/s, success   :  60.00%\n"));  // 1000 / 2 s
