@@ -149,7 +149,7 @@ class BucketBloomFilters {
     for (uint64_t kh : hashes) {
       uint64_t first = 0;
       for (uint32_t i = 0; i < hashes_; ++i) {
-        const uint64_t bit = first + bighash::hash_128_to_64(kh, seeds_[i]) % bits_per_hash_;
+        const uint64_t bit = first + bit_of(kh, i);
         rebuilt[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
         first += bits_per_hash_;
       }

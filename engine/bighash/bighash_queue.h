@@ -157,8 +157,7 @@ class BigHashQueue {
         fill_(buckets_, 0) {
     // Counted filters (bighash_bloom.h): a key leaves its filter in O(hashes), and the filter
     // is still the union of the bucket's keys' bits, as navy's rebuild makes it.
-    counting_ = bloom_on_;
-    if (counting_) bloom_.enable_counting();
+    if (bloom_on_) bloom_.enable_counting();
   }
 
   BigHashQueue(const BigHashQueue&) = delete;
@@ -206,7 +205,7 @@ class BigHashQueue {
     if (bloom_on_) {
       if (victims == 0) {
         bloom_.set(b, kh);
-      } else if (counting_ && bloom_.counts_exact(b)) {
+      } else if (bloom_.counts_exact(b)) {
         // The victims were erased by evict_head: the rebuild's result.
         ++engine_.bloom_rebuilds;
         bloom_.set(b, kh);
@@ -264,7 +263,7 @@ class BigHashQueue {
     unlink(b, h);
     fill_[b] -= size + kBigHashEntryOverheadBytes;
     used_ -= size;
-    if (counting_ && bloom_.counts_exact(b)) {  // the rebuild's result without walking the bucket
+    if (bloom_on_ && bloom_.counts_exact(b)) {  // the rebuild's result without walking the bucket
       ++engine_.bloom_rebuilds;
       bloom_.erase(b, key_hash(table_[h].key));
     } else if (bloom_on_) {
@@ -410,7 +409,7 @@ class BigHashQueue {
     const Handle h = heads_[b];
     sink_.before_evict(h);
     const uint32_t size = table_[h].size_bytes;
-    if (counting_) bloom_.erase(b, key_hash(table_[h].key));
+    if (bloom_on_) bloom_.erase(b, key_hash(table_[h].key));
     unlink(b, h);
     fill_[b] -= size + kBigHashEntryOverheadBytes;
     used_ -= size;
@@ -440,7 +439,6 @@ class BigHashQueue {
   uint32_t capacity_;  // B − 24: the bytes entries may take
   uint64_t buckets_;
   bool bloom_on_;
-  bool counting_ = false;       // bloom_ keeps counts: keys leave without a rebuild
   BucketBloomFilters bloom_;    // one filter per bucket (a 1-byte stub when off)
   std::vector<Handle> heads_;   // by bucket: the oldest entry, or kNoHandle
   std::vector<uint32_t> fill_;  // by bucket: slot bytes in use

@@ -1,6 +1,7 @@
 // engine/hybrid/hybrid_config.cpp — the hybrid's keys, layout and framework registration.
 #include "engine/hybrid/hybrid_config.h"
 
+#include <optional>
 #include <stdexcept>
 
 #include "engine/bighash/bighash_config.h"
@@ -62,12 +63,13 @@ HybridLayout hybrid_layout(const HybridConfig& config, const Params& params,
   // The small engine's unit (its range starts and ends on one) and largest item.
   uint64_t unit = 0, max_small = 0;
   std::string what, unit_key;
+  std::optional<KangarooConfig> kc;
   if (kangaroo) {
-    const KangarooConfig kc = KangarooConfig::from(params);
-    unit = kc.set_bytes;
-    max_small = KangarooQueue::max_object_bytes(kc);
-    what = fmt::format("a {}-byte Kangaroo page and {}-byte set both hold", kc.page_bytes,
-                       kc.set_bytes);
+    kc = KangarooConfig::from(params);
+    unit = kc->set_bytes;
+    max_small = KangarooQueue::max_object_bytes(*kc);
+    what = fmt::format("a {}-byte Kangaroo page and {}-byte set both hold", kc->page_bytes,
+                       kc->set_bytes);
     unit_key = kKangarooSetSizeKey.name;
   } else {
     const BigHashConfig bh = BigHashConfig::from(params);
@@ -105,7 +107,7 @@ HybridLayout hybrid_layout(const HybridConfig& config, const Params& params,
   }
   if (kangaroo) {
     try {
-      kangaroo_geometry(KangarooConfig::from(params), l.small_bytes, g);
+      kangaroo_geometry(*kc, l.small_bytes, g);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(
           fmt::format("{}: Kangaroo's {} % of a {}-byte cache ({} bytes) cannot be laid out: {}",

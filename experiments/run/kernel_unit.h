@@ -240,35 +240,13 @@ std::vector<KernelEntry> priority_entries(TypeList<A...>) {
 }
 
 /// The entries of unit K (see the file comment).
-// Whether unit K is one the sweep's tests run: FIFO or LRU over exact or RIPQ.
-template <size_t K>
-constexpr bool sweep_kernel() {
-  constexpr size_t frameworks = ListSize<CachingFrameworks>::value;
-  if constexpr (K >= ListSize<Policies>::value * frameworks) {
-    return false;
-  } else {
-    using F = typename ListAt<CachingFrameworks, K % frameworks>::type;
-    using P = typename ListAt<Policies, K / frameworks>::type;
-    return (std::is_same_v<F, ExactFramework> || std::is_same_v<F, RipqFramework>)&&(
-        std::is_same_v<P, FifoPolicy> || std::is_same_v<P, LruPolicy>);
-  }
-}
-
 template <size_t K>
 std::vector<KernelEntry> unit() {
   static_assert(K < kUnitsNeeded, "kernel unit index past what the registries need");
   constexpr size_t frameworks = ListSize<CachingFrameworks>::value;
   constexpr size_t priority = ListSize<Policies>::value * frameworks;
   constexpr size_t owning = ListSize<OwningPolicies>::value;
-#ifdef FLASHPQ_KERNELS_SWEEP_ONLY
-  // The ThreadSanitizer build (CMakeLists.txt, FLASHPQ_TSAN): its tests run the sweep's
-  // workers on FIFO and LRU over exact and RIPQ caches; every other kernel is left out (a cell
-  // that needs one fails as cell_kernels() says), which halves that build's time.
-  if constexpr (!sweep_kernel<K>()) {
-    return {};
-  } else
-#endif
-      if constexpr (K < priority) {
+  if constexpr (K < priority) {
     using P = typename ListAt<Policies, K / frameworks>::type;
     using F = typename ListAt<CachingFrameworks, K % frameworks>::type;
     return priority_entries<P, F>(AdmissionPolicies{});

@@ -19,6 +19,7 @@
 #include "sim/rng.h"
 #include "tests/block_test_util.h"
 #include "tests/engine/tiers_test_util.h"
+#include "tests/requests.h"
 #include "tests/test_util.h"
 
 namespace flashpq::test_tiers {
@@ -29,15 +30,9 @@ using testing::load_trace;
 using testing::ripq_config;
 using testing::sipq_config;
 
-Request get(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kGet};
-}
-Request set(uint64_t key, uint32_t size = 1) {
-  return Request{0, key, size, Op::kSet};
-}
-Request del(uint64_t key) {
-  return Request{0, key, 0, Op::kDelete};
-}
+using testing::del;
+using testing::get;
+using testing::set;
 
 TiersConfig tiers(CacheMode mode, FlashAdmission admission = FlashAdmission::kAll) {
   TiersConfig t;
