@@ -136,6 +136,7 @@ const Command& trace_command();
 const Command& device_command();
 const Command& bench_device_command();
 const Command& bench_command();
+const Command& mrc_command();
 const Command& keys_command();
 const Command& import_command();
 

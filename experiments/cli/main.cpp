@@ -9,6 +9,7 @@
 //   flashpq device check|characterize|verify|calibrate …
 //   flashpq bench-device --path FILE --pattern seq_write|rand_read … [--json]
 //   flashpq bench [--trace PATH] [--des] …
+//   flashpq mrc TRACE --method exact_lru|shards|minisim --sizes S,S [--set KEY=VALUE]... [-o OUT]
 //   flashpq keys [SECTION|SECTION.COMPONENT|KEY] [--markdown]
 //
 // Exit status: 0 success; 1 some cells failed (their rows carry the error), `collect` found
@@ -32,6 +33,7 @@
 #include "experiments/cli/device.inc"
 #include "experiments/cli/import.inc"
 #include "experiments/cli/keys.inc"
+#include "experiments/cli/mrc.inc"
 #include "experiments/cli/plan.inc"
 #include "experiments/cli/run.inc"
 #include "experiments/cli/trace.inc"
@@ -172,9 +174,9 @@ int main(int argc, char** argv) {
   app.formatter(std::make_shared<Formatter>());
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, const Command*>> leaves;
-  for (const Command* c :
-       {&run_command(), &plan_command(), &collect_command(), &trace_command(), &device_command(),
-        &bench_device_command(), &bench_command(), &keys_command(), &import_command()}) {
+  for (const Command* c : {&run_command(), &plan_command(), &collect_command(), &trace_command(),
+                           &device_command(), &bench_device_command(), &bench_command(),
+                           &mrc_command(), &keys_command(), &import_command()}) {
     build(app, *c, leaves);
   }
   app.footer(

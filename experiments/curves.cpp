@@ -1,0 +1,449 @@
+// experiments/curves.cpp — `flashpq mrc`: exact LRU, SHARDS and miniature-simulation curves
+// (experiments/curves.h; docs/guide/curves.md).
+#include "experiments/curves.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+#include "engine/lru_stack.h"
+#include "experiments/config/cell_config.h"
+#include "experiments/run/cell_runner.h"
+#include "experiments/run/measure.h"
+#include "experiments/run/row.h"
+#include "traces/fpq.h"
+#include "traces/summary_cache.h"
+#include "traces/trace_reader.h"
+
+namespace flashpq {
+
+// Named, not anonymous: the unity build joins this file with others (their helpers' names).
+namespace curves_internal {
+
+namespace fs = std::filesystem;
+
+// SHARDS' modulus P (§3: the hash's low 24 bits against a threshold T, R = T/P), as the
+// `sample` transform's rule `shards` (traces/transforms.cpp), so that shards and minisim at rate
+// R sample exactly the keys `trace.transforms: [{name: sample, rate: R}]` keeps.
+constexpr uint64_t kModulus = uint64_t{1} << 24;
+
+uint64_t sample_hash(uint64_t key) {
+  return XXH3_64bits(&key, sizeof key) % kModulus;  // traces/transforms.cpp key_hash, mod P
+}
+
+// The threshold T of rate R, as the `sample` transform computes it, at least 1.
+uint64_t threshold_of(double rate) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(rate * static_cast<double>(kModulus)));
+}
+
+std::string number(double v) {
+  return std::isnan(v) ? "" : fmt::format("{}", v);
+}
+
+double ratio(double a, double b) {
+  return b == 0 ? std::nan("") : a / b;
+}
+
+// The schema's defaults, then --set, then the trace: the values a cell of the curve is made of.
+std::map<std::string, SourcedValue> base_values(const CurveOptions& o) {
+  std::map<std::string, SourcedValue> values;
+  for (const auto& s : experiment_schema()) {
+    values[s.spec.name] = {s.spec.default_value, "flashpq mrc (default)"};
+  }
+  for (const Override& ov : o.overrides) {
+    if (find_key(ov.key) == nullptr) {
+      throw ConfigError(
+          fmt::format("flashpq mrc: --set {}: unknown key (flashpq keys lists the keys)", ov.key));
+    }
+    if (ov.key == "cache.capacity" || ov.key == "trace.path") {
+      throw ConfigError(fmt::format(
+          "flashpq mrc: --set {}: given by {} instead", ov.key,
+          ov.key == "trace.path" ? "the TRACE argument" : "--sizes (e.g. --sizes 0.01,0.1)"));
+    }
+    values[ov.key] = {ov.value, "--set " + ov.key};
+  }
+  values["trace.path"] = {o.trace_path, "--set trace.path"};
+  return values;
+}
+
+CellConfig cell_at(std::map<std::string, SourcedValue> values, const std::string& size,
+                   size_t index) {
+  values["cache.capacity"] = {size, "--sizes"};
+  return make_cell("", "mrc", index, values);
+}
+
+// The rows' columns: the leading ones, the cell's parameters, then the metrics.
+struct RowBuilder {
+  ResultRow row;
+  void add(const std::string& name, const std::string& text, bool numeric) {
+    row.push_back(Column{name, text, numeric});
+  }
+};
+
+ResultRow curve_row(const std::string& method, double rate, bool exact, const CellConfig& cell,
+                    uint64_t capacity, double object_hit_ratio, double byte_hit_ratio) {
+  RowBuilder b;
+  b.add("curve_method", method, false);
+  b.add("curve_sample_rate", number(rate), true);
+  b.add("curve_exact", exact ? "true" : "false", false);
+  for (const auto& [k, v] : row_parameters(cell)) b.add(k, v, false);
+  b.add("cache_capacity_bytes", std::to_string(capacity), true);
+  b.add("object_hit_ratio", number(object_hit_ratio), true);
+  b.add("byte_hit_ratio", number(byte_hit_ratio), true);
+  return b.row;
+}
+
+// ---- exact_lru and shards: LRU stack distances (engine/lru_stack.h) ----
+
+// The hits of LRU caches of the sorted capacities, from the stack distances of the counted gets.
+// A get of stack distance d (objects in unit-size mode, else bytes) hits every capacity C with
+// d ≤ C; with sampling at rate R, the sampled stream's distance d stands for d / R (SHARDS §3),
+// so it hits when d ≤ C × R. Each sampled get weighs 1 / R (fixed size: the R in force when it
+// was sampled; SHARDS §4.2 rescales earlier counts by R'/R when R drops to R', which changes
+// every count by one factor and no ratio).
+class LruCurve {
+ public:
+  explicit LruCurve(std::vector<uint64_t> sorted_capacities)
+      : capacities_(std::move(sorted_capacities)),
+        thresholds_(capacities_.size()),
+        hits_(capacities_.size() + 1, 0.0),
+        hit_bytes_(capacities_.size() + 1, 0.0) {
+    set_rate(1.0);
+  }
+
+  void set_rate(double rate) {
+    rate_ = rate;
+    weight_ = 1.0 / rate;
+    for (size_t i = 0; i < capacities_.size(); ++i) {
+      thresholds_[i] = static_cast<double>(capacities_[i]) * rate;
+    }
+  }
+
+  // A counted get of `size` bytes; `distance` its stack distance when the key was in the stack.
+  void get(bool reuse, uint64_t distance, uint32_t size) {
+    gets_ += weight_;
+    bytes_ += weight_ * size;
+    if (!reuse) return;
+    const size_t b = static_cast<size_t>(
+        std::lower_bound(thresholds_.begin(), thresholds_.end(), static_cast<double>(distance)) -
+        thresholds_.begin());
+    hits_[b] += weight_;
+    hit_bytes_[b] += weight_ * size;
+  }
+
+  // SHARDS_adj (§4.3): the counted gets expected at the sampling rate less those sampled, put
+  // in the first bucket (hits at every size), so that the curve's denominator is the expected
+  // count. `all_gets` and `all_bytes` are the counted gets of the whole trace and their bytes.
+  void adjust(double all_gets, double all_bytes) {
+    hits_[0] += all_gets - gets_;
+    hit_bytes_[0] += all_bytes - bytes_;
+    gets_ = all_gets;
+    bytes_ = all_bytes;
+  }
+
+  // Hits and bytes hit at capacity index i (sorted order): the buckets 0..i.
+  std::pair<double, double> hits_at(size_t i) const {
+    double h = 0, hb = 0;
+    for (size_t b = 0; b <= i; ++b) {
+      h += hits_[b];
+      hb += hit_bytes_[b];
+    }
+    return {h, hb};
+  }
+  double gets() const { return gets_; }
+  double bytes() const { return bytes_; }
+
+ private:
+  std::vector<uint64_t> capacities_;
+  std::vector<double> thresholds_;
+  std::vector<double> hits_, hit_bytes_;  // by bucket: first capacity index with d ≤ C × R
+  double gets_ = 0, bytes_ = 0;
+  double rate_ = 1, weight_ = 1;
+};
+
+std::vector<ResultRow> lru_curve(const CurveOptions& o, const std::vector<CellConfig>& cells,
+                                 const std::vector<uint64_t>& capacities,
+                                 const TraceSummary& summary, uint64_t warmup, std::ostream& log) {
+  const CellConfig& cell = cells.front();
+  const bool unit = cell.cache.unit_size;
+  const bool shards = o.method == "shards";
+  const bool fixed_size = shards && o.sample_keys > 0;
+  std::vector<size_t> order(capacities.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return capacities[a] < capacities[b]; });
+  std::vector<uint64_t> sorted;
+  for (size_t i : order) sorted.push_back(capacities[i]);
+  LruCurve curve(sorted);
+
+  uint64_t threshold = shards && !fixed_size ? threshold_of(o.rate) : kModulus;
+  auto rate_of = [](uint64_t t) { return static_cast<double>(t) / static_cast<double>(kModulus); };
+  curve.set_rate(rate_of(threshold));
+  // SHARDS_max (§4.2): the sampled keys by hash, the largest on top.
+  std::priority_queue<std::pair<uint64_t, uint64_t>> by_hash;
+
+  LruStack stack;
+  stack.reserve(shards ? std::min<uint64_t>(summary.unique_objects,
+                                            fixed_size ? o.sample_keys + 1 : summary.unique_objects)
+                       : summary.unique_objects);
+  uint64_t index = 0, deletes = 0, size_changes = 0, max_size = 0, replayed = 0;
+  double all_gets = 0, all_bytes = 0;
+  auto reader = open_trace(cell.trace);
+  std::array<Request, 4096> batch;
+  for (size_t n; (n = reader->read(batch)) != 0;) {
+    for (size_t i = 0; i < n; ++i) {
+      const Request& r = batch[i];
+      const bool counted = index++ >= warmup && r.op == Op::kGet;
+      if (counted) {
+        all_gets += 1;
+        all_bytes += r.size_bytes;
+      }
+      if (r.op != Op::kDelete) max_size = std::max<uint64_t>(max_size, r.size_bytes);
+      if (shards) {
+        const uint64_t h = sample_hash(r.key);
+        if (h >= threshold) continue;
+        if (fixed_size && r.op != Op::kDelete && !stack.contains(r.key)) {
+          // A new key for the sample. When the sample is full the largest hashes leave (the
+          // new key's too, if it is among them) and T drops to the largest: only hashes below
+          // T are sampled from then on (SHARDS_max, §4.2).
+          by_hash.emplace(h, r.key);
+          bool left = false;
+          while (stack.keys() + 1 > o.sample_keys && !left && !by_hash.empty()) {
+            const uint64_t top = by_hash.top().first;
+            while (!by_hash.empty() && by_hash.top().first == top) {
+              if (by_hash.top().second == r.key) left = true;
+              stack.remove(by_hash.top().second);  // false for a key deleted since
+              by_hash.pop();
+            }
+            threshold = std::max<uint64_t>(top, 1);
+            curve.set_rate(rate_of(threshold));
+          }
+          if (left) continue;
+        }
+      }
+      ++replayed;
+      if (r.op == Op::kDelete) {
+        deletes += stack.remove(r.key) ? 1 : 0;
+        continue;
+      }
+      const LruStack::Reuse u = stack.touch(r.key, unit ? 1u : r.size_bytes);
+      if (!unit && u.seen && u.previous_size != r.size_bytes) ++size_changes;
+      if (counted) curve.get(u.seen, unit ? u.objects : u.bytes, r.size_bytes);
+    }
+  }
+  if (shards) curve.adjust(all_gets, all_bytes);
+  const double rate = rate_of(threshold);
+  if (deletes > 0) {
+    log << fmt::format(
+        "flashpq mrc: {} deletes of cached keys: an LRU cell may differ (a delete "
+        "leaves room an LRU stack does not)\n",
+        deletes);
+  }
+  if (size_changes > 0) {
+    log << fmt::format(
+        "flashpq mrc: {} requests changed their key's size: an LRU cell may "
+        "differ\n",
+        size_changes);
+  }
+  log << fmt::format(
+      "flashpq mrc: {}: {} of {} requests replayed{}, {} keys in the stack at the "
+      "end ({:.1f} MiB)\n",
+      o.method, replayed, index, shards ? fmt::format(" (rate {})", rate) : std::string(),
+      stack.keys(), static_cast<double>(stack.memory_bytes()) / (1 << 20));
+  std::vector<ResultRow> rows(capacities.size());
+  for (size_t s = 0; s < order.size(); ++s) {
+    const size_t i = order[s];
+    const auto [hits, hit_bytes] = curve.hits_at(s);
+    const bool exact =
+        !shards && deletes == 0 && (unit || (size_changes == 0 && max_size <= capacities[i]));
+    rows[i] = curve_row(o.method, shards ? rate : 1.0, exact, cells[i], capacities[i],
+                        ratio(hits, curve.gets()), ratio(hit_bytes, curve.bytes()));
+  }
+  return rows;
+}
+
+// ---- minisim ----
+
+// A directory of its own under the system's temporary directory, removed with everything in
+// it when this goes out of scope: the sampled trace lives there while the cells run.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "flashpq-mrc-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("flashpq mrc: cannot create a temporary directory under " +
+                               fs::temp_directory_path().string());
+    }
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Requests held in memory, read once.
+class MemoryReader final : public TraceReader {
+ public:
+  explicit MemoryReader(std::vector<Request> requests) : requests_(std::move(requests)) {}
+  size_t read(std::span<Request> out) override {
+    const size_t n = std::min(out.size(), requests_.size() - at_);
+    std::copy_n(requests_.begin() + static_cast<std::ptrdiff_t>(at_), n, out.begin());
+    at_ += n;
+    return n;
+  }
+  const std::string& path() const override { return path_; }
+
+ private:
+  std::vector<Request> requests_;
+  size_t at_ = 0;
+  std::string path_ = "sample";
+};
+
+std::vector<ResultRow> minisim_curve(const CurveOptions& o, const std::vector<CellConfig>& cells,
+                                     const std::vector<uint64_t>& capacities,
+                                     std::map<std::string, SourcedValue> values, uint64_t warmup,
+                                     std::ostream& log) {
+  // One read of the trace: the sample (the cell's transforms, then sample at R) into a file.
+  const uint64_t threshold = threshold_of(o.rate);
+  const double rate = static_cast<double>(threshold) / static_cast<double>(kModulus);
+  TempDir dir;
+  const std::string sampled = (fs::path(dir.path()) / "sample.fpq").string();
+  // The counted gets of the whole trace and their bytes (past the cell's warm-up): the sample's
+  // misses, scaled by 1/R, are taken over them (below).
+  double all_gets = 0, all_bytes = 0;
+  {
+    std::vector<Request> kept;
+    auto reader = open_trace(cells.front().trace);
+    std::array<Request, 4096> batch;
+    uint64_t index = 0;
+    for (size_t n; (n = reader->read(batch)) != 0;) {
+      for (size_t i = 0; i < n; ++i) {
+        const Request& r = batch[i];
+        if (index++ >= warmup && r.op == Op::kGet) {
+          all_gets += 1;
+          all_bytes += r.size_bytes;
+        }
+        if (sample_hash(r.key) < threshold) kept.push_back(r);
+      }
+    }
+    MemoryReader sample(std::move(kept));
+    write_fpq(sample, sampled, "flashpq mrc minisim sample");
+  }
+  // The cells run on the sample: its trace keys reset (the sample is an .fpq file with the
+  // transforms applied), each at R × its size.
+  for (auto& [k, v] : values) {
+    if (k.starts_with("trace.")) v = {find_key(k)->spec.default_value, "flashpq mrc (default)"};
+  }
+  values["trace.path"] = {sampled, "--set trace.path"};
+  const CellConfig probe = cell_at(values, "1", 0);
+  const TraceSummary summary = summarize_trace(probe.trace);
+  log << fmt::format("flashpq mrc: minisim: {} requests sampled at rate {}\n", summary.requests,
+                     rate);
+  std::vector<ResultRow> rows;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const uint64_t mini = std::max<uint64_t>(
+        1, static_cast<uint64_t>(std::floor(static_cast<double>(capacities[i]) * rate)));
+    const CellConfig cell = cell_at(values, std::to_string(mini), i);
+    const ResultRow mini_row = run_cell(cell, summary);
+    auto field = [&](const std::string& name) {
+      for (const Column& c : mini_row) {
+        if (c.name == name) return c.text;
+      }
+      return std::string();
+    };
+    if (const std::string error = field("error"); !error.empty()) {
+      throw std::runtime_error(
+          fmt::format("flashpq mrc: minisim at {} ({} sampled): {}", o.sizes[i], mini, error));
+    }
+    auto num = [&](const std::string& name) {
+      const std::string t = field(name);
+      if (t.empty()) throw std::logic_error("flashpq mrc: minisim: the cell's row lacks " + name);
+      return std::stod(t);
+    };
+    // The sample's misses stand for 1/R times as many in the whole trace; the requests the
+    // sample lacks against R × the whole (its hottest keys unsampled, say) count as hits, as
+    // SHARDS_adj does and as libCacheSim's MINISIM scales its misses over the whole trace.
+    const double misses = num("get_requests") - num("hits");
+    const double missed_bytes = num("bytes_requested") - num("bytes_hit");
+    ResultRow row =
+        curve_row("minisim", rate, false, cells[i], capacities[i],
+                  1 - ratio(misses / rate, all_gets), 1 - ratio(missed_bytes / rate, all_bytes));
+    for (const Column& c : mini_row) {
+      if (c.name.starts_with("wa_")) row.push_back(c);
+    }
+    row.push_back(Column{"curve_sample_capacity_bytes", std::to_string(mini), true});
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace curves_internal
+
+using namespace curves_internal;
+
+std::vector<std::string> curve_leading_columns() {
+  return {"curve_method", "curve_sample_rate", "curve_exact"};
+}
+
+std::vector<ResultRow> compute_curve(const CurveOptions& o, std::ostream& log) {
+  if (o.method != "exact_lru" && o.method != "shards" && o.method != "minisim") {
+    throw ConfigError(fmt::format(
+        "flashpq mrc: --method: expected exact_lru, shards or minisim, found '{}'", o.method));
+  }
+  if (o.sizes.empty()) throw ConfigError("flashpq mrc: --sizes: expected at least one size");
+  if (!(o.rate > 0 && o.rate <= 1)) {
+    throw ConfigError(
+        fmt::format("flashpq mrc: --rate: expected a rate in (0, 1], e.g. 0.01, found {}", o.rate));
+  }
+  const std::map<std::string, SourcedValue> values = base_values(o);
+  std::vector<CellConfig> cells;
+  for (size_t i = 0; i < o.sizes.size(); ++i) cells.push_back(cell_at(values, o.sizes[i], i));
+  const CellConfig& first = cells.front();
+  if (o.method != "minisim") {
+    std::vector<std::string> refused;
+    if (first.policy.name != "lru") refused.push_back("policy.name " + first.policy.name);
+    if (first.framework.name != "exact")
+      refused.push_back("framework.name " + first.framework.name);
+    if (first.admission.name != "none") refused.push_back("admission.name " + first.admission.name);
+    for (const auto& [k, v] : first.parameters) {
+      if ((k == "tiers.mode" || k == "framework.placement") && !v.empty() && v != "none") {
+        refused.push_back(k + " " + v);
+      }
+    }
+    if (!refused.empty()) {
+      throw std::invalid_argument(fmt::format(
+          "flashpq mrc: --method {} computes LRU on the exact framework without admission or "
+          "placement; found {}: use --method minisim for them",
+          o.method, fmt::join(refused, ", ")));
+    }
+  }
+  const TraceSummary summary = cached_summary(first.trace, SummaryCacheOptions{});
+  std::vector<uint64_t> capacities;
+  uint64_t warmup = 0;
+  for (const CellConfig& cell : cells) {
+    const CellPlan plan = plan_cell(cell, summary);
+    capacities.push_back(plan.cache.capacity_bytes);
+    warmup = plan.warmup_requests;
+  }
+  if (o.method == "minisim") return minisim_curve(o, cells, capacities, values, warmup, log);
+  return lru_curve(o, cells, capacities, summary, warmup, log);
+}
+
+}  // namespace flashpq

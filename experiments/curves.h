@@ -1,0 +1,63 @@
+// experiments/curves.h — whole curves in one pass: `flashpq mrc` (docs/guide/curves.md).
+//
+// A sweep over cache sizes is the sweep researchers run most. Instead of one full cell per size,
+// a curve is computed over one read of the trace, by one of three methods:
+//   * exact_lru — the LRU stack distances of every request (engine/lru_stack.h; Mattson et al.
+//     1970), object-wise in unit-size mode and byte-wise otherwise, read at any number of sizes.
+//     Equal to the LRU cells (policy lru, framework exact) when the trace has no delete, no key
+//     that changes size and (with sizes) no request larger than the size: the row's
+//     curve_exact says so per point.
+//   * shards — SHARDS (Waldspurger, Park, Garthwaite, Ahmad, "Efficient MRC Construction with
+//     SHARDS", FAST'15): the stack distances of the requests whose key hashes below a
+//     threshold, rescaled by 1/R. Fixed rate (§3: R = T/P, P = 2^24, the hash XXH3-64 of the
+//     key, as the `sample` transform; with SHARDS_adj, §4.3) or fixed size (§4.2, SHARDS_max:
+//     at most `sample_keys` keys, the largest hash evicted and the threshold lowered to it).
+//   * minisim — miniature simulation (Waldspurger, Saemundsson, Ahmad, Park, "Cache Modeling
+//     and Optimization using Miniature Simulations", USENIX ATC'17): the trace sampled once
+//     at rate R (the `sample` transform), then one cell per size at R × the size on the sample,
+//     for every policy, admission, framework and device the cell's keys name (functional mode),
+//     so write-amplification columns come out as curves too.
+// Every row carries the method, the sampling rate and whether the point is exact; its other
+// columns are the results rows' (docs/reference/columns.md).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"
+#include "sim/columns.h"
+
+namespace flashpq {
+
+/// What `flashpq mrc` is asked.
+struct CurveOptions {
+  /// The trace file (any format trace.format reads).
+  std::string trace_path;
+  /// exact_lru, shards or minisim.
+  std::string method = "exact_lru";
+  /// The sizes, as cache.capacity reads them: bytes with a unit, or with a decimal point a
+  /// fraction of the working set. At least one.
+  std::vector<std::string> sizes;
+  /// shards (fixed rate) and minisim: the sampling rate R in (0, 1].
+  double rate = 0.01;
+  /// shards: the fixed-size sample's most keys (SHARDS_max); 0 = fixed rate.
+  uint64_t sample_keys = 0;
+  /// The cell's keys (--set KEY=VALUE): policy, framework, device, cache.unit_size, warmup, …
+  std::vector<Override> overrides;
+};
+
+/// The columns of a curve's rows, before the cell's parameters: curve_method,
+/// curve_sample_rate (the rate the point was computed at; fixed-size SHARDS: the final rate),
+/// curve_exact (true when the point equals the full cell by construction).
+std::vector<std::string> curve_leading_columns();
+
+/// Computes the curve `options` asks for, one row per size in the order given. Progress and
+/// warnings (an inexact point and why) go to `log`. Throws ConfigError for a bad key or size,
+/// std::invalid_argument for a method that does not fit the cell (exact_lru and shards compute
+/// LRU: another policy.name or framework.name is refused, naming minisim), TraceError for an
+/// unreadable trace.
+std::vector<ResultRow> compute_curve(const CurveOptions& options, std::ostream& log);
+
+}  // namespace flashpq

@@ -1,0 +1,110 @@
+// Tests of engine/lru_stack.h: a hand-worked sequence, and random gets, sets and deletes against
+// a brute-force LRU stack (a vector, most recent first, scanned linearly), long enough for the
+// positions to be renumbered many times.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "engine/lru_stack.h"
+#include "sim/rng.h"
+
+namespace flashpq::test_lru_stack {
+namespace {
+
+// The reference: the stack of (key, size), the most recently requested first.
+struct BruteStack {
+  std::vector<std::pair<uint64_t, uint32_t>> s;
+
+  LruStack::Reuse touch(uint64_t key, uint32_t size) {
+    LruStack::Reuse r;
+    uint64_t bytes = 0;
+    for (size_t j = 0; j < s.size(); ++j) {
+      bytes += s[j].second;
+      if (s[j].first == key) {
+        r = LruStack::Reuse{true, j + 1, bytes, s[j].second};
+        s.erase(s.begin() + static_cast<std::ptrdiff_t>(j));
+        break;
+      }
+    }
+    s.insert(s.begin(), {key, size});
+    return r;
+  }
+  bool remove(uint64_t key) {
+    for (size_t j = 0; j < s.size(); ++j) {
+      if (s[j].first == key) {
+        s.erase(s.begin() + static_cast<std::ptrdiff_t>(j));
+        return true;
+      }
+    }
+    return false;
+  }
+  uint64_t bytes() const {
+    uint64_t b = 0;
+    for (const auto& e : s) b += e.second;
+    return b;
+  }
+};
+
+TEST_CASE("LRU stack: a hand-worked sequence", "[lru_stack]") {
+  LruStack st;
+  // a(10) b(20) c(30): the stack c b a.
+  CHECK_FALSE(st.touch(1, 10).seen);
+  CHECK_FALSE(st.touch(2, 20).seen);
+  CHECK_FALSE(st.touch(3, 30).seen);
+  // a again: below c and b, distance 3 objects, 30 + 20 + 10 = 60 bytes; the stack a c b.
+  LruStack::Reuse r = st.touch(1, 10);
+  CHECK(r.seen);
+  CHECK(r.objects == 3);
+  CHECK(r.bytes == 60);
+  // c: below a only, 2 objects, 10 + 30 bytes; now with size 5: c a b.
+  r = st.touch(3, 5);
+  CHECK(r.objects == 2);
+  CHECK(r.bytes == 40);
+  CHECK(r.previous_size == 30);
+  // a deleted: c b. b: 2 objects, 5 + 20 bytes.
+  CHECK(st.remove(1));
+  CHECK_FALSE(st.remove(1));
+  r = st.touch(2, 20);
+  CHECK(r.objects == 2);
+  CHECK(r.bytes == 25);
+  CHECK(st.keys() == 2);
+  CHECK(st.bytes() == 25);
+  CHECK_FALSE(st.touch(1, 10).seen);  // a deleted is new again
+}
+
+TEST_CASE("LRU stack: random requests equal a brute-force stack", "[lru_stack]") {
+  for (const uint64_t keys : {1u, 7u, 60u, 300u}) {
+    INFO("keys = " << keys);
+    RngStream rng(11, keys);
+    LruStack st;
+    BruteStack ref;
+    // Positions (2 × keys + 1024) run out about every keys + 1024 requests: renumbered about 12
+    // times.
+    const uint64_t n = 12 * (keys + 1024);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t key = rng.below(keys);
+      const uint64_t op = rng.below(20);
+      if (op == 0) {
+        REQUIRE(st.remove(key) == ref.remove(key));
+        continue;
+      }
+      // Mostly one size per key, sometimes another.
+      const uint32_t size = op == 1 ? static_cast<uint32_t>(1 + rng.below(1000))
+                                    : static_cast<uint32_t>(1 + key % 97);
+      const LruStack::Reuse a = st.touch(key, size);
+      const LruStack::Reuse b = ref.touch(key, size);
+      REQUIRE(a.seen == b.seen);
+      if (b.seen) {
+        REQUIRE(a.objects == b.objects);
+        REQUIRE(a.bytes == b.bytes);
+        REQUIRE(a.previous_size == b.previous_size);
+      }
+      REQUIRE(st.keys() == ref.s.size());
+    }
+    CHECK(st.bytes() == ref.bytes());
+  }
+}
+
+}  // namespace
+}  // namespace flashpq::test_lru_stack
