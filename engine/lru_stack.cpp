@@ -13,11 +13,11 @@ LruStack::Reuse LruStack::touch(uint64_t key, uint32_t size_bytes) {
   } else {
     const uint32_t p = table_[h].slot;
     const uint32_t old = table_[h].size_bytes;
-    const Node dead = dead_through(p);
     // The live markers after p: those placed after it less those of them that died.
-    const uint64_t above = (next_ - p - 1) - (dead_count_ - dead.count);
-    const uint64_t above_bytes = (before_[next_] - before_[p + 1]) - (dead_bytes_ - dead.bytes);
-    r = Reuse{true, above + 1, above_bytes + old, old};
+    const uint64_t dead_after = dead_total_ - dead_through(p);
+    const uint64_t above =
+        bytes_ ? (before_[next_] - before_[p + 1]) - dead_after : (next_ - p - 1) - dead_after;
+    r = Reuse{true, above + (bytes_ ? old : 1), old};
     kill(p, old);
     live_bytes_ -= old;
     table_[h].size_bytes = size_bytes;
@@ -47,14 +47,18 @@ void LruStack::renumber(size_t keys) {
     table_[h].slot = live;
     bytes += table_[h].size_bytes;
     ++live;
-    before_[live] = bytes;
+    if (bytes_) before_[live] = bytes;
   }
   const size_t positions = std::max<size_t>(2 * keys + 1024, size_t{live} + 1);
   at_.resize(positions, kNoHandle);
-  before_.resize(positions + 1, 0);
-  before_[0] = 0;
-  dead_.assign(positions + 1, Node{});
-  dead_count_ = dead_bytes_ = 0;
+  if (bytes_) {
+    before_.resize(positions + 1, 0);
+    before_[0] = 0;
+    dead_bytes_.assign(positions + 1, 0);
+  } else {
+    dead_count_.assign(positions + 1, 0);
+  }
+  dead_total_ = 0;
   next_ = live;
 }
 

@@ -22,6 +22,7 @@
 #include "experiments/run/measure.h"
 #include "experiments/run/row.h"
 #include "traces/fpq.h"
+#include "traces/prefetch_reader.h"
 #include "traces/summary_cache.h"
 #include "traces/trace_reader.h"
 
@@ -80,6 +81,14 @@ CellConfig cell_at(std::map<std::string, SourcedValue> values, const std::string
                    size_t index) {
   values["cache.capacity"] = {size, "--sizes"};
   return make_cell("", "mrc", index, values);
+}
+
+// The cell's cache.capacity as written.
+std::string size_text(const CellConfig& cell) {
+  for (const auto& [k, v] : cell.parameters) {
+    if (k == "cache.capacity") return v;
+  }
+  return "?";
 }
 
 // The rows' columns: the leading ones, the cell's parameters, then the metrics.
@@ -171,7 +180,7 @@ class LruCurve {
   double rate_ = 1, weight_ = 1;
 };
 
-std::vector<ResultRow> lru_curve(const CurveOptions& o, const std::vector<CellConfig>& cells,
+std::vector<ResultRow> lru_curve(const CurveMethod& o, const std::vector<CellConfig>& cells,
                                  const std::vector<uint64_t>& capacities,
                                  const TraceSummary& summary, uint64_t warmup, std::ostream& log) {
   const CellConfig& cell = cells.front();
@@ -192,16 +201,31 @@ std::vector<ResultRow> lru_curve(const CurveOptions& o, const std::vector<CellCo
   // SHARDS_max (§4.2): the sampled keys by hash, the largest on top.
   std::priority_queue<std::pair<uint64_t, uint64_t>> by_hash;
 
-  LruStack stack;
-  stack.reserve(shards ? std::min<uint64_t>(summary.unique_objects,
-                                            fixed_size ? o.sample_keys + 1 : summary.unique_objects)
-                       : summary.unique_objects);
+  LruStack stack(unit ? LruStack::Measure::kObjects : LruStack::Measure::kBytes);
+  // Room for the keys the stack will hold: all of them, the sample's (R of them, with slack),
+  // or at most sample_keys + 1.
+  const uint64_t expected_keys =
+      !shards      ? summary.unique_objects
+      : fixed_size ? std::min<uint64_t>(summary.unique_objects, o.sample_keys + 1)
+                   : static_cast<uint64_t>(static_cast<double>(summary.unique_objects) *
+                                           rate_of(threshold) * 1.25) +
+                         1024;
+  stack.reserve(expected_keys);
   uint64_t index = 0, deletes = 0, size_changes = 0, max_size = 0, replayed = 0;
   double all_gets = 0, all_bytes = 0;
-  auto reader = open_trace(cell.trace);
+  // Decoded on a thread of its own, as a cell's trace is (traces/prefetch_reader.h).
+  PrefetchReader reader(open_trace(cell.trace));
   std::array<Request, 4096> batch;
-  for (size_t n; (n = reader->read(batch)) != 0;) {
+  // Without sampling every request's key is looked up: its index bucket is prefetched 16
+  // requests ahead and its chain's first entry 8 ahead, as a cell's replay does
+  // (experiments/run/replay.h). Only the speed changes.
+  constexpr size_t D = 8;
+  for (size_t n; (n = reader.read(batch)) != 0;) {
     for (size_t i = 0; i < n; ++i) {
+      if (!shards) {
+        if (i + 2 * D < n) stack.prefetch(batch[i + 2 * D].key);
+        if (i + D < n) stack.prefetch_entry(batch[i + D].key);
+      }
       const Request& r = batch[i];
       const bool counted = index++ >= warmup && r.op == Op::kGet;
       if (counted) {
@@ -238,7 +262,7 @@ std::vector<ResultRow> lru_curve(const CurveOptions& o, const std::vector<CellCo
       }
       const LruStack::Reuse u = stack.touch(r.key, unit ? 1u : r.size_bytes);
       if (!unit && u.seen && u.previous_size != r.size_bytes) ++size_changes;
-      if (counted) curve.get(u.seen, unit ? u.objects : u.bytes, r.size_bytes);
+      if (counted) curve.get(u.seen, u.distance, r.size_bytes);
     }
   }
   if (shards) curve.adjust(all_gets, all_bytes);
@@ -316,9 +340,8 @@ class MemoryReader final : public TraceReader {
   std::string path_ = "sample";
 };
 
-std::vector<ResultRow> minisim_curve(const CurveOptions& o, const std::vector<CellConfig>& cells,
-                                     const std::vector<uint64_t>& capacities,
-                                     std::map<std::string, SourcedValue> values, uint64_t warmup,
+std::vector<ResultRow> minisim_curve(const CurveMethod& o, const std::vector<CellConfig>& cells,
+                                     const std::vector<uint64_t>& capacities, uint64_t warmup,
                                      std::ostream& log) {
   // One read of the trace: the sample (the cell's transforms, then sample at R) into a file.
   const uint64_t threshold = threshold_of(o.rate);
@@ -346,21 +369,21 @@ std::vector<ResultRow> minisim_curve(const CurveOptions& o, const std::vector<Ce
     MemoryReader sample(std::move(kept));
     write_fpq(sample, sampled, "flashpq mrc minisim sample");
   }
-  // The cells run on the sample: its trace keys reset (the sample is an .fpq file with the
-  // transforms applied), each at R × its size.
-  for (auto& [k, v] : values) {
-    if (k.starts_with("trace.")) v = {find_key(k)->spec.default_value, "flashpq mrc (default)"};
-  }
-  values["trace.path"] = {sampled, "--set trace.path"};
-  const CellConfig probe = cell_at(values, "1", 0);
-  const TraceSummary summary = summarize_trace(probe.trace);
+  // The cells run on the sample (an .fpq file, the transforms applied), each at R × its size.
+  TraceConfig sample_trace = trace_file(sampled);
+  sample_trace.seed = cells.front().trace.seed;
+  const TraceSummary summary = summarize_trace(sample_trace);
   log << fmt::format("flashpq mrc: minisim: {} requests sampled at rate {}\n", summary.requests,
                      rate);
   std::vector<ResultRow> rows;
   for (size_t i = 0; i < cells.size(); ++i) {
     const uint64_t mini = std::max<uint64_t>(
         1, static_cast<uint64_t>(std::floor(static_cast<double>(capacities[i]) * rate)));
-    const CellConfig cell = cell_at(values, std::to_string(mini), i);
+    CellConfig cell = cells[i];
+    cell.trace = sample_trace;
+    cell.capacity = CapacitySpec::parse(std::to_string(mini));
+    cell.stats = StatsConfig{};  // no series: one row per size
+    cell.iolog_path.clear();
     const ResultRow mini_row = run_cell(cell, summary);
     auto field = [&](const std::string& name) {
       for (const Column& c : mini_row) {
@@ -369,8 +392,8 @@ std::vector<ResultRow> minisim_curve(const CurveOptions& o, const std::vector<Ce
       return std::string();
     };
     if (const std::string error = field("error"); !error.empty()) {
-      throw std::runtime_error(
-          fmt::format("flashpq mrc: minisim at {} ({} sampled): {}", o.sizes[i], mini, error));
+      throw std::runtime_error(fmt::format("flashpq mrc: minisim at {} ({} sampled): {}",
+                                           size_text(cells[i]), mini, error));
     }
     auto num = [&](const std::string& name) {
       const std::string t = field(name);
@@ -394,6 +417,35 @@ std::vector<ResultRow> minisim_curve(const CurveOptions& o, const std::vector<Ce
   return rows;
 }
 
+// Sampling's error grows as the sample shrinks (SHARDS §5, miniature simulation §4): says so
+// when the sample holds few keys, or when a size's sampled cache holds few objects.
+void warn_small_samples(const CurveMethod& o, const std::vector<CellConfig>& cells, bool unit,
+                        const TraceSummary& summary, const std::vector<uint64_t>& capacities,
+                        std::ostream& log) {
+  const double rate = static_cast<double>(threshold_of(o.rate)) / static_cast<double>(kModulus);
+  const double keys = static_cast<double>(summary.unique_objects) * rate;
+  if (keys < 1000) {
+    log << fmt::format(
+        "flashpq mrc: warning: rate {} samples about {:.0f} of the trace's {} keys: expect errors "
+        "above 0.01 (docs/guide/curves.md \"Accuracy\"); raise --rate to {:.2g} or more for 1000 "
+        "keys\n",
+        o.rate, keys, summary.unique_objects,
+        std::min(1.0, 1000.0 / static_cast<double>(std::max<uint64_t>(1, summary.unique_objects))));
+  }
+  const double mean = unit ? 1.0
+                           : static_cast<double>(summary.working_set_bytes) /
+                                 static_cast<double>(std::max<uint64_t>(1, summary.unique_objects));
+  for (size_t i = 0; i < capacities.size(); ++i) {
+    const double objects = static_cast<double>(capacities[i]) * rate / mean;
+    if (objects < 100) {
+      log << fmt::format(
+          "flashpq mrc: warning: size {}: the sampled cache holds about {:.0f} objects (under "
+          "100): the point is unreliable; raise --rate\n",
+          size_text(cells[i]), objects);
+    }
+  }
+}
+
 }  // namespace curves_internal
 
 using namespace curves_internal;
@@ -402,19 +454,17 @@ std::vector<std::string> curve_leading_columns() {
   return {"curve_method", "curve_sample_rate", "curve_exact"};
 }
 
-std::vector<ResultRow> compute_curve(const CurveOptions& o, std::ostream& log) {
+std::vector<ResultRow> curve_of_cells(const CurveMethod& o, const std::vector<CellConfig>& cells,
+                                      std::ostream& log) {
   if (o.method != "exact_lru" && o.method != "shards" && o.method != "minisim") {
     throw ConfigError(fmt::format(
         "flashpq mrc: --method: expected exact_lru, shards or minisim, found '{}'", o.method));
   }
-  if (o.sizes.empty()) throw ConfigError("flashpq mrc: --sizes: expected at least one size");
   if (!(o.rate > 0 && o.rate <= 1)) {
     throw ConfigError(
         fmt::format("flashpq mrc: --rate: expected a rate in (0, 1], e.g. 0.01, found {}", o.rate));
   }
-  const std::map<std::string, SourcedValue> values = base_values(o);
-  std::vector<CellConfig> cells;
-  for (size_t i = 0; i < o.sizes.size(); ++i) cells.push_back(cell_at(values, o.sizes[i], i));
+  if (cells.empty()) throw ConfigError("flashpq mrc: expected at least one size");
   const CellConfig& first = cells.front();
   if (o.method != "minisim") {
     std::vector<std::string> refused;
@@ -442,8 +492,46 @@ std::vector<ResultRow> compute_curve(const CurveOptions& o, std::ostream& log) {
     capacities.push_back(plan.cache.capacity_bytes);
     warmup = plan.warmup_requests;
   }
-  if (o.method == "minisim") return minisim_curve(o, cells, capacities, values, warmup, log);
+  if (o.method == "minisim" || (o.method == "shards" && o.sample_keys == 0)) {
+    warn_small_samples(o, cells, first.cache.unit_size, summary, capacities, log);
+  }
+  if (o.method == "minisim") return minisim_curve(o, cells, capacities, warmup, log);
   return lru_curve(o, cells, capacities, summary, warmup, log);
+}
+
+std::vector<ResultRow> compute_curve(const CurveOptions& o, std::ostream& log) {
+  if (o.sizes.empty()) throw ConfigError("flashpq mrc: --sizes: expected at least one size");
+  const std::map<std::string, SourcedValue> values = base_values(o);
+  std::vector<CellConfig> cells;
+  for (size_t i = 0; i < o.sizes.size(); ++i) cells.push_back(cell_at(values, o.sizes[i], i));
+  return curve_of_cells(o, cells, log);
+}
+
+std::vector<ResultRow> compute_experiment_curves(const Experiment& ex, const CurveMethod& o,
+                                                 std::ostream& log) {
+  // The cells grouped by every parameter but cache.capacity, groups in order of first cell.
+  std::vector<std::vector<std::pair<std::string, std::string>>> keys;
+  std::vector<std::vector<CellConfig>> groups;
+  for (const CellConfig& cell : ex.cells) {
+    std::vector<std::pair<std::string, std::string>> key;
+    for (const auto& kv : cell.parameters) {
+      if (kv.first != "cache.capacity") key.push_back(kv);
+    }
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(std::move(key));
+      groups.push_back({cell});
+    } else {
+      groups[static_cast<size_t>(it - keys.begin())].push_back(cell);
+    }
+  }
+  std::vector<ResultRow> rows;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    log << fmt::format("flashpq mrc: {}: curve {} of {}, {} sizes\n", ex.name, g + 1, groups.size(),
+                       groups[g].size());
+    for (ResultRow& r : curve_of_cells(o, groups[g], log)) rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 }  // namespace flashpq

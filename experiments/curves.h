@@ -31,19 +31,23 @@
 
 namespace flashpq {
 
-/// What `flashpq mrc` is asked.
-struct CurveOptions {
-  /// The trace file (any format trace.format reads).
-  std::string trace_path;
+/// How a curve is computed.
+struct CurveMethod {
   /// exact_lru, shards or minisim.
   std::string method = "exact_lru";
-  /// The sizes, as cache.capacity reads them: bytes with a unit, or with a decimal point a
-  /// fraction of the working set. At least one.
-  std::vector<std::string> sizes;
   /// shards (fixed rate) and minisim: the sampling rate R in (0, 1].
   double rate = 0.01;
   /// shards: the fixed-size sample's most keys (SHARDS_max); 0 = fixed rate.
   uint64_t sample_keys = 0;
+};
+
+/// What `flashpq mrc TRACE` is asked.
+struct CurveOptions : CurveMethod {
+  /// The trace file (any format trace.format reads).
+  std::string trace_path;
+  /// The sizes, as cache.capacity reads them: bytes with a unit, or with a decimal point a
+  /// fraction of the working set. At least one.
+  std::vector<std::string> sizes;
   /// The cell's keys (--set KEY=VALUE): policy, framework, device, cache.unit_size, warmup, …
   std::vector<Override> overrides;
 };
@@ -59,5 +63,17 @@ std::vector<std::string> curve_leading_columns();
 /// LRU: another policy.name or framework.name is refused, naming minisim), TraceError for an
 /// unreadable trace.
 std::vector<ResultRow> compute_curve(const CurveOptions& options, std::ostream& log);
+
+/// The curves of an experiment (`flashpq mrc EXP.yaml`): its cells grouped by every parameter
+/// but cache.capacity (a matrix over policies and sizes: one curve per policy, at its sizes), a
+/// curve per group, the rows in the order of each group's first cell. Throws as
+/// compute_curve().
+std::vector<ResultRow> compute_experiment_curves(const Experiment& experiment,
+                                                 const CurveMethod& method, std::ostream& log);
+
+/// The curve of `cells`, cells alike but for cache.capacity, one row each, in order. Throws as
+/// compute_curve().
+std::vector<ResultRow> curve_of_cells(const CurveMethod& method,
+                                      const std::vector<CellConfig>& cells, std::ostream& log);
 
 }  // namespace flashpq

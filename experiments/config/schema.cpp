@@ -262,7 +262,8 @@ std::string wrap_text(std::string_view text, size_t width, std::string_view inde
         line = std::string(indent);
         empty = true;
       }
-      line += (empty ? "" : " ") + std::string(word);
+      if (!empty) line += ' ';
+      line += word;
       empty = false;
       w = end;
     }

@@ -32,9 +32,13 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // folly::sformat's "{:,}": digits grouped by three with commas (CacheStats.h formats every count
 // so).
 std::string grouped(uint64_t v) {
-  std::string digits = std::to_string(v);
-  for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
-  return digits;
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 }  // namespace

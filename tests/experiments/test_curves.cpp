@@ -171,6 +171,35 @@ TEST_CASE("minisim: any policy and framework, write amplification as a curve", "
           std::floor(num(r, "cache_capacity_bytes") * num(r, "curve_sample_rate")));
   }
 }
+TEST_CASE("an experiment's curves: one per cell group, at its cache.capacity values", "[curves]") {
+  TempDir dir;
+  const std::string file =
+      dir.write("e.yaml", "name: e\ntrace:\n  path: " + kCloud +
+                              "\nmatrix:\n  policy.name: [lru, fifo]\n  cache.capacity: [0.1, "
+                              "0.5]\n");
+  CurveMethod m;
+  m.method = "minisim";
+  m.rate = 0.1;
+  std::ostringstream log;
+  const std::vector<ResultRow> rows = compute_experiment_curves(load_experiment(file, {}), m, log);
+  REQUIRE(rows.size() == 4);
+  const std::vector<std::string> policies = {"lru", "lru", "fifo", "fifo"};
+  const std::vector<std::string> sizes = {"0.1", "0.5", "0.1", "0.5"};
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(field(rows[i], "policy.name") == policies[i]);
+    CHECK(field(rows[i], "cache.capacity") == sizes[i]);
+  }
+  // The same points as the trace's curve of each policy.
+  CurveOptions o;
+  o.trace_path = kCloud;
+  o.method = "minisim";
+  o.rate = 0.1;
+  o.sizes = {"0.1", "0.5"};
+  o.overrides = {{"policy.name", "fifo"}};
+  const std::vector<ResultRow> fifo = compute_curve(o, log);
+  CHECK(field(rows[2], "object_hit_ratio") == field(fifo[0], "object_hit_ratio"));
+  CHECK(field(rows[3], "byte_hit_ratio") == field(fifo[1], "byte_hit_ratio"));
+}
 #endif
 
 TEST_CASE("flashpq mrc refuses what it cannot compute", "[curves]") {
