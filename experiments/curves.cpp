@@ -479,8 +479,9 @@ std::vector<ResultRow> curve_of_cells(const CurveMethod& o, const std::vector<Ce
     }
     if (!refused.empty()) {
       throw std::invalid_argument(fmt::format(
-          "flashpq mrc: --method {} computes LRU on the exact framework without admission or "
-          "placement; found {}: use --method minisim for them",
+          "curve method {} computes LRU on the exact framework without admission or "
+          "placement; found {}: use method minisim for them (flashpq mrc --method minisim, or "
+          "curve.method: minisim)",
           o.method, fmt::join(refused, ", ")));
     }
   }

@@ -10,7 +10,8 @@
 // an entry is one of that entry's values is dropped, and the cells left are numbered in order
 // (a value that a matrix or zip key never takes is an error, to catch typos). Unknown keys, bad
 // units and out-of-range values are errors naming the file, the line, the key and what is allowed,
-// and they are all found before any cell runs. The keys are the schema's
+// and they are all found before any cell runs. A `curve:` section ({method, rate, sample_keys})
+// makes the matrix's sizes a curve (ExperimentCurve). The keys are the schema's
 // (experiments/config/schema.h), assembled from the components' own declarations; a cell is
 // built by make_cell() (experiments/config/cell_config.h).
 #pragma once
@@ -23,6 +24,18 @@
 
 namespace flashpq {
 
+/// An experiment's `curve:` section (docs/guide/curves.md): `flashpq run` then computes one
+/// curve per group of cells alike but for cache.capacity, in one read of the trace each,
+/// instead of running the cells. Empty method: no section, the cells run.
+struct ExperimentCurve {
+  /// exact_lru, shards or minisim (experiments/curves.h); "" without a curve: section.
+  std::string method;
+  /// shards (fixed rate) and minisim: the sampling rate, in (0, 1].
+  double rate = 0.01;
+  /// shards: a fixed-size sample of at most this many keys; 0: fixed rate.
+  uint64_t sample_keys = 0;
+};
+
 /// A loaded experiment: its cells and where results go.
 struct Experiment {
   std::string name;
@@ -31,6 +44,8 @@ struct Experiment {
   /// results/NAME.csv, from the working directory.
   std::string output;
   std::vector<CellConfig> cells;
+  /// The `curve:` section (curve.method, curve.rate, curve.sample_keys, also with --set).
+  ExperimentCurve curve;
 };
 
 /// One `--set KEY=VALUE` override.

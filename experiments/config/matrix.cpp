@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -49,6 +50,7 @@ std::string allowed_keys_under(const std::string& section) {
     keys.emplace_back("matrix");
     keys.emplace_back("zip");
     keys.emplace_back("exclude");
+    keys.emplace_back("curve");
     for (const std::string& s : schema_sections()) {
       if (!s.empty()) keys.push_back(s);
     }
@@ -83,7 +85,49 @@ struct ParsedFile {
     std::map<std::string, std::vector<SourcedValue>> values;  // key -> the values it matches
   };
   std::vector<Exclusion> exclude;
+  // curve: its keys as written (method, rate, sample_keys), checked in read_curve().
+  std::map<std::string, SourcedValue> curve;
 };
+
+// The curve: section's keys, after the dot.
+const char* const kCurveKeys = "method, rate, sample_keys";
+
+// Checks and reads the curve: section (docs/guide/curves.md).
+ExperimentCurve read_curve(const std::map<std::string, SourcedValue>& given) {
+  ExperimentCurve c;
+  for (const auto& [k, v] : given) {
+    const std::string key = "curve." + k;
+    if (k == "method") {
+      if (v.text != "exact_lru" && v.text != "shards" && v.text != "minisim") {
+        fail_at(v.where, key, "exact_lru, shards or minisim", v.text);
+      }
+      c.method = v.text;
+    } else if (k == "rate") {
+      char* end = nullptr;
+      c.rate = std::strtod(v.text.c_str(), &end);
+      if (end == v.text.c_str() || *end != '\0' || !(c.rate > 0 && c.rate <= 1)) {
+        fail_at(v.where, key, "a rate in (0, 1], e.g. 0.01", v.text);
+      }
+    } else if (k == "sample_keys") {
+      char* end = nullptr;
+      const long long n = std::strtoll(v.text.c_str(), &end, 10);
+      if (end == v.text.c_str() || *end != '\0' || n < 0) {
+        fail_at(v.where, key, "a count of keys >= 0 (0: a fixed rate), e.g. 8000", v.text);
+      }
+      c.sample_keys = static_cast<uint64_t>(n);
+    } else {
+      throw ConfigError(
+          fmt::format("{}: unknown key '{}' (allowed under curve: {})", v.where, key, kCurveKeys));
+    }
+  }
+  if (!given.empty() && c.method.empty()) {
+    throw ConfigError(
+        fmt::format("{}: curve: expected curve.method (exact_lru, shards or "
+                    "minisim)",
+                    given.begin()->second.where));
+  }
+  return c;
+}
 
 // exclude: a list of mappings from dotted keys to a value or a list of values.
 std::vector<ParsedFile::Exclusion> parse_exclude(const std::string& where, const YAML::Node& val,
@@ -235,6 +279,17 @@ ParsedFile parse_file(const std::string& file) {
       }
     } else if (key == "exclude") {
       pf.exclude = parse_exclude(where, val, file);
+    } else if (key == "curve") {
+      if (!val.IsMap()) {
+        fail_at(where, key, std::string("a mapping of ") + kCurveKeys, YAML::Dump(val));
+      }
+      for (const auto& sub : val) {
+        if (!is_scalar(sub.second)) {
+          fail_at(where_of(file, sub.first), "curve." + sub.first.Scalar(), "a scalar",
+                  YAML::Dump(sub.second));
+        }
+        pf.curve[sub.first.Scalar()] = {scalar_text(sub.second), where_of(file, sub.first)};
+      }
     } else if (!val.IsMap() && !find_key(key) && !allowed_keys_under(key).empty()) {
       fail_at(where, key, "a mapping of " + key + " keys (" + allowed_keys_under(key) + ")",
               is_scalar(val) ? scalar_text(val) : YAML::Dump(val));
@@ -281,6 +336,7 @@ ParsedFile parse_file(const std::string& file) {
 void apply_override(ParsedFile& pf, const Override& o) {
   const std::string where = "--set " + o.key;
   if (o.key == "name") return void(pf.name = o.value);
+  if (o.key.starts_with("curve.")) return void(pf.curve[o.key.substr(6)] = {o.value, where});
   if (o.key == "output") {
     pf.output = o.value;
     pf.output_from_command_line = true;
@@ -354,6 +410,7 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
 
   Experiment ex;
   ex.name = pf.name;
+  ex.curve = read_curve(pf.curve);
   // One rule for paths: written in the file, relative to the file; on the command line (and the
   // default), relative to the working directory. Absolute, so that the log names it whole.
   const fs::path output = pf.output.empty()             ? fs::path("results") / (pf.name + ".csv")
