@@ -115,6 +115,12 @@ class Cache {
       if (r.op != Op::kDelete) admission_.record(r.key);
     }
     const Handle h = table_.find_to_front(r.key);
+    if constexpr (kGhostEntries) {
+      if (h != kNoHandle && policy_.is_ghost(table_, h)) [[unlikely]] {
+        ghost_request(h, r);
+        return false;
+      }
+    }
     if (r.op == Op::kGet) [[likely]] {
       if (h != kNoHandle && hit(h, r)) [[likely]] {
         return true;
@@ -136,7 +142,7 @@ class Cache {
   /// inserted above it, not in it.
   bool lookup(const Request& r) {
     const Handle h = table_.find_to_front(r.key);
-    if (h != kNoHandle && hit(h, r)) return true;
+    if (h != kNoHandle && !is_ghost(h) && hit(h, r)) return true;
     if constexpr (requires { queue_.on_lookup_miss(r.key); }) queue_.on_lookup_miss(r.key);
     return false;
   }
@@ -160,10 +166,20 @@ class Cache {
   void prefetch_entry(uint64_t key) const { table_.prefetch_entry(key); }
 
   /// Sizes the index for `objects` cached objects, so that a run allocates nothing after it.
-  void reserve(size_t objects) { table_.reserve(objects); }
+  void reserve(size_t objects) {
+    if constexpr (kGhostEntries) {
+      const size_t entries = objects + policy_.ghost_reserve(objects);
+      table_.reserve(entries, entries);
+      return;
+    }
+    table_.reserve(objects);
+  }
 
   /// True if `key` is cached.
-  bool contains(uint64_t key) const { return table_.find(key) != kNoHandle; }
+  bool contains(uint64_t key) const {
+    const Handle h = table_.find(key);
+    return h != kNoHandle && !is_ghost(h);
+  }
 
   /// The key of the object that inserting `size_bytes` would evict next (the victim an
   /// admission policy is shown: Q::victim()), in *key; false when it would evict nothing.
@@ -179,7 +195,10 @@ class Cache {
   uint64_t capacity_bytes() const { return config_.capacity_bytes; }
   /// Whether the framework writes objects to the device (exact without placement does not).
   bool places_objects() const { return queue_.places_objects(); }
-  size_t object_count() const { return table_.size(); }
+  size_t object_count() const {
+    if constexpr (kGhostEntries) return table_.size() - policy_.ghost_entries();
+    return table_.size();
+  }
   uint64_t evictions() const { return queue_.counters().evicted_objects; }
   /// Bytes that inserting misses and sets required (the denominator of implementation WA).
   uint64_t miss_bytes_inserted() const { return miss_bytes_inserted_; }
@@ -193,7 +212,7 @@ class Cache {
   /// keeps by handle. Measured from allocated capacities.
   size_t index_bytes() const {
     return table_.memory_bytes() - table_.framework_word_bytes(Q::kOrderWords) +
-           queue_.index_bytes();
+           queue_.index_bytes() - ghost_entry_bytes();
   }
   /// DRAM of the queue structure (§4.2, "Queue Structure": what orders the objects): the entry
   /// words the queue orders objects with, the queue's own structures (segments, heap, blocks,
@@ -204,7 +223,7 @@ class Cache {
   size_t queue_bytes() const {
     size_t bytes = table_.framework_word_bytes(Q::kOrderWords) + queue_.queue_bytes();
     if constexpr (requires { policy_.memory_bytes(); }) bytes += policy_.memory_bytes();
-    return bytes;
+    return bytes + ghost_entry_bytes();
   }
   /// DRAM of the admission policy (TinyLFU's sketch and doorkeeper; 0 without admission).
   size_t admission_bytes() const { return admission_.memory_bytes(); }
@@ -214,6 +233,34 @@ class Cache {
   const ObjectTable& table() const { return table_; }
 
  private:
+  // The policy keeps its ghost keys as table entries (engine/policy.h GhostEntryPolicy).
+  static constexpr bool kGhostEntries = GhostEntryPolicy<P>;
+
+  bool is_ghost(Handle h) const {
+    if constexpr (kGhostEntries) return policy_.is_ghost(table_, h);
+    return false;
+  }
+
+  // The ghost entries' index-map share (entries, not counting their framework words) is the
+  // policy's ghost, not the index map of cached objects: queue_bytes() counts it.
+  size_t ghost_entry_bytes() const {
+    if constexpr (kGhostEntries) {
+      return policy_.ghost_entries() * (sizeof(ObjectEntry) - Q::kOrderWords * sizeof(uint32_t));
+    }
+    return 0;
+  }
+
+  // A request whose key is a ghost entry h: a miss. A get or a set of an object the cache admits
+  // takes the key out of the ghost (the policy's on_miss then sees the ghost hit) and inserts
+  // it; a delete, or an object larger than the cache admits, leaves the ghost as it is, as it
+  // would a key the table does not hold.
+  [[gnu::noinline]] void ghost_request(Handle h, const Request& r) {
+    if (r.op == Op::kDelete || !queue_.admits(size_of(r))) return;
+    policy_.ghost_hit(table_, h);
+    table_.remove(h);
+    insert(r.key, size_of(r));
+  }
+
   // The size the object occupies: 1 in unit-size mode.
   uint32_t size_of(const Request& r) const { return config_.unit_size ? 1u : r.size_bytes; }
 

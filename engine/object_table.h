@@ -11,8 +11,9 @@
 // entry of its chain, and a 4-byte chain link inside each entry. A key's bucket is the high half
 // of hash_key(key) × buckets (Lemire's multiply-shift range reduction), so any bucket count
 // works: reserve(n) sizes the array to ⌈n/2⌉ and it grows by half when the objects exceed twice
-// its buckets, so it costs 2–3 B per object. A lookup walks load ≤ 2 entries on a miss; the
-// cache's lookups move a found entry to the front of its chain (find_to_front), so a hit on a
+// its buckets, so it costs 2–3 B per object (reserve(n, b) asks for b buckets: S3-FIFO's index
+// holds its ghosts too, and takes a bucket per entry). A lookup walks load ≤ 2 entries on a miss;
+// the cache's lookups move a found entry to the front of its chain (find_to_front), so a hit on a
 // requested-again key reads the first entry, with no unpredictable branch — on w106 that alone
 // is the difference between 30 and 45 M LRU requests/s. An open-addressed index of 8-byte
 // {fingerprint, handle} slots at load ≤ 1/2 — what this table was before — costs 8–16 B.
@@ -102,6 +103,13 @@ class ObjectTable {
   void reserve(size_t objects) {
     if (objects > entries_.capacity()) entries_.reserve(objects);
     if (objects > 2 * buckets_.size()) rebuild((objects + 1) / 2);
+  }
+
+  /// As reserve(), with at least `buckets` index buckets (more than objects / 2: shorter
+  /// chains for a table whose entries are not all looked up alike, at 4 B a bucket).
+  void reserve(size_t objects, size_t buckets) {
+    reserve(objects);
+    if (buckets > buckets_.size()) rebuild(buckets);
   }
 
   /// Returns the handle of the cached object with `key`, or kNoHandle.

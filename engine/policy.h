@@ -102,6 +102,11 @@ concept Policy = requires(P p, const P cp, PolicyQueueArchetype& q, ObjectTable&
 ///                                   can_insert: S3-FIFO and 2Q never cache an object larger
 ///                                   than their small queue), the request a miss;
 ///   void on_request(const Request&);  every request, first (Belady's next-access stream).
+/// Ghost entries (GhostEntryPolicy below): a policy whose ghost is a FIFO of the keys it evicted
+/// (S3-FIFO's G) may keep those keys as entries of the ObjectTable itself, so that the cache's
+/// one index lookup per request also finds a ghost, and an eviction into the ghost moves no key
+/// between tables. Such an entry is no object: the cache treats it as absent (a miss, not
+/// counted among the objects) except for the hooks below.
 template <class P>
 concept OwningPolicy = Policy<P> &&
                        P::kKind == PriorityKind::kOwning&& requires(P p, const P cp, ObjectTable& t,
@@ -110,6 +115,30 @@ concept OwningPolicy = Policy<P> &&
   { p.victim(t) } -> std::convertible_to<Handle>;
   p.unlink(t, h);
   { cp.memory_bytes() } -> std::convertible_to<size_t>;
+};
+
+/// An owning policy whose ghost keys are ObjectTable entries (see above). Its hooks:
+///   bool is_ghost(const ObjectTable&, Handle) const;  whether entry h is a ghost key;
+///   void ghost_hit(ObjectTable&, Handle);  a get or a set found ghost h (and the object fits
+///                                   the cache): h leaves the ghost, and the on_miss that follows
+///                                   for its key sees the ghost hit; the cache then removes h
+///                                   from the table. A delete, or an object the cache would not
+///                                   admit, leaves the ghost as it is;
+///   bool retain_as_ghost(ObjectTable&, Handle);  an evicted object h, already unlinked: true if
+///                                   the policy keeps its entry as a ghost key (the queue then
+///                                   does not remove it from the table; the policy removes the
+///                                   ghosts it drops);
+///   size_t ghost_entries() const;   the ghost entries in the table now;
+///   size_t ghost_reserve(size_t objects) const;  the ghost entries to reserve room for beside
+///                                   `objects` cached objects.
+template <class P>
+concept GhostEntryPolicy = OwningPolicy<P> &&
+    requires(P p, const P cp, ObjectTable& t, const ObjectTable& ct, Handle h, size_t n) {
+  { cp.is_ghost(ct, h) } -> std::convertible_to<bool>;
+  p.ghost_hit(t, h);
+  { p.retain_as_ghost(t, h) } -> std::convertible_to<bool>;
+  { cp.ghost_entries() } -> std::convertible_to<size_t>;
+  { cp.ghost_reserve(n) } -> std::convertible_to<size_t>;
 };
 
 }  // namespace flashpq

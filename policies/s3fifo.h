@@ -25,9 +25,9 @@
 //   * the frequency: libCacheSim counts hits without a cap and caps at 3 on reinsertion into M
 //     (min(freq, 3) − 1); capping the count at max(3, T) here gives the same decisions for
 //     every T and fits the entry's slot word; an object moved from S to M starts at 0;
-//   * the ghost is a FIFO cache of keys of |G| bytes (engine/ghost_list.h): a key larger than
-//     |G| never enters; the oldest leave until a new one fits. A ghost hit is looked for on a
-//     get that misses or a set (on_miss), before admission and eviction, as libCacheSim's
+//   * the ghost is a FIFO cache of keys of |G| bytes (libCacheSim's fifo as a ghost): a key
+//     larger than |G| never enters; the oldest leave until a new one fits. A ghost hit is taken
+//     on a get that misses or a set, before admission and eviction, as libCacheSim's
 //     S3FIFO_find removes the key from its ghost before the eviction loop runs;
 //   * libCacheSim never caches an object larger than |S| (S3FIFO_can_insert: size <= |S|,
 //     checked after S3FIFO_find, so the key still leaves G), nor one of exactly |S| bytes that
@@ -53,11 +53,20 @@
 // object's size changes; 4876 of adaptsize's requests change their object's size, and every
 // row still equals cachesim).
 //
-// Entry words: prev/next link S or M (prev toward the head, the newest); slot = freq << 1 |
-// queue (0: S, 1: M). The victim is found by victim() (the S→M moves and M's reinsertions an
-// eviction makes, as libCacheSim's S3FIFO_evict makes them, without the eviction) and kept
-// until it is evicted, unlinked, hit or an object is inserted, so that a second call returns
-// it again; on_evict() enters an S victim's key into G.
+// The ghost's keys are entries of the ObjectTable (engine/policy.h GhostEntryPolicy): an object
+// evicted from S keeps its entry, linked into G by its prev/next words with slot kGhostSlot, so
+// the cache's one index lookup per request finds a ghost too, and an eviction into G moves no key
+// between tables; the oldest ghosts' entries are removed as G drops them. A request that finds a
+// ghost entry is a miss (engine/cache.h): ghost_hit() takes it out of G and the on_miss that
+// (A separate table of ghost keys, engine/ghost_list.h, cost each miss a
+// second lookup and each eviction from S an insertion and a removal there: S3-FIFO ran at 52 M
+// requests/s in memory on w106 with it, 66-70 M with ghost entries and a bucket per entry,
+// docs/guide/policies.md "Speed".)
+// Entry words: prev/next link S, M or G (prev toward the head, the newest); slot = freq << 1 |
+// queue (0: S, 1: M), or kGhostSlot. The victim is found by victim() (the S→M moves and M's
+// reinsertions an eviction makes, as libCacheSim's S3FIFO_evict makes them, without the eviction)
+// and kept until it is evicted, unlinked, hit or an object is inserted, so that a second call
+// returns it again; on_evict() enters an S victim's key into G.
 #pragma once
 
 #include <algorithm>
@@ -65,7 +74,6 @@
 #include <cstdint>
 #include <memory>
 
-#include "engine/ghost_list.h"
 #include "engine/intrusive_list.h"
 #include "engine/object_table.h"
 #include "policies/policy.h"
@@ -114,33 +122,68 @@ class S3FifoPolicy {
       : small_ratio_(config.params.get<double>(kS3FifoSmallRatioKey)),
         ghost_ratio_(config.params.get<double>(kS3FifoGhostRatioKey)),
         threshold_(config.params.get<uint32_t>(kS3FifoMoveToMainThresholdKey)),
-        freq_cap_(std::max<uint32_t>(3, threshold_)),
-        ghost_(std::make_unique<GhostList>()) {}
+        freq_cap_(std::max<uint32_t>(3, threshold_)) {}
 
   uint32_t grid() const { return 1; }
 
   /// The shares as libCacheSim's S3FIFO_init computes them (int64 truncation of C × ratio).
-  void attach(ObjectTable&, uint64_t capacity) {
+  void attach(ObjectTable& t, uint64_t capacity) {
+    table_ = &t;
     small_cap_ = static_cast<uint64_t>(static_cast<double>(capacity) * small_ratio_);
     main_cap_ = capacity - small_cap_;
-    ghost_->set_capacity(static_cast<uint64_t>(static_cast<double>(capacity) * ghost_ratio_));
+    ghost_cap_ = static_cast<uint64_t>(static_cast<double>(capacity) * ghost_ratio_);
   }
 
-  /// A miss (get) or a set of `key`: a ghost hit removes it from G and sends the insertion
-  /// that follows to M. Returns whether libCacheSim's S3FIFO caches the object: not when it is
-  /// larger than |S| (S3FIFO_can_insert; the ghost entry has gone all the same, as
+  /// A miss (get) or a set of `key`: whether the ghost_hit() just before was this key's sends
+  /// the insertion that follows to M. Returns whether libCacheSim's S3FIFO caches the object: not
+  /// when it is larger than |S| (S3FIFO_can_insert; the ghost entry has gone all the same, as
   /// S3FIFO_find removes it first), nor when it is exactly |S| bytes and not a ghost hit
   /// (S3FIFO_insert, which libCacheSim reaches after evicting; here nothing is evicted). On
   /// false engine/cache.h caches nothing (a miss) and calls no other hook; ghost_hit_ stays as
   /// set and is overwritten by the next miss before on_insert reads it.
   bool on_miss(ObjectTable&, uint64_t key, uint32_t size) {
-    ghost_hit_ = ghost_->erase(key);
+    ghost_hit_ = pending_ghost_hit_ && pending_key_ == key;
+    pending_ghost_hit_ = false;
     ghost_key_ = key;
     return size < small_cap_ || (size == small_cap_ && ghost_hit_);
   }
 
-  /// A request for `key` is to come: its ghost lookup's slot is loaded (engine/cache.h).
-  void prefetch(uint64_t key) const { ghost_->prefetch(key); }
+  // ---- the ghost's entries (engine/policy.h GhostEntryPolicy) ----
+
+  static constexpr uint32_t kGhostSlot = UINT32_MAX;
+  bool is_ghost(const ObjectTable& t, Handle h) const { return t[h].slot == kGhostSlot; }
+
+  /// A get or a set found ghost h: it leaves G, and the on_miss that follows is a ghost hit.
+  void ghost_hit(ObjectTable& t, Handle h) {
+    ghost_.unlink(t, h);
+    --ghosts_;
+    pending_key_ = t[h].key;
+    pending_ghost_hit_ = true;
+  }
+
+  /// An object evicted (and unlinked) from S enters G, keeping its entry, unless it is larger
+  /// than |G|; the oldest ghosts leave (their entries removed) until it fits.
+  bool retain_as_ghost(ObjectTable& t, Handle h) {
+    const uint32_t size = t[h].size_bytes;
+    if ((t[h].slot & 1) != kSmall || size > ghost_cap_) return false;
+    while (ghost_.bytes + size > ghost_cap_) {
+      const Handle g = ghost_.tail;
+      ghost_.unlink(t, g);
+      --ghosts_;
+      t.remove(g);
+    }
+    t[h].slot = kGhostSlot;
+    ghost_.push_front(t, h);
+    ++ghosts_;
+    prefetch_next(t, ghost_);  // G's oldest is the next to leave the table
+    return true;
+  }
+
+  size_t ghost_entries() const { return ghosts_; }
+  /// G holds |G| / mean size keys: about ghost_ratio × the cached objects.
+  size_t ghost_reserve(size_t objects) const {
+    return static_cast<size_t>(static_cast<double>(objects) * ghost_ratio_) + 1;
+  }
 
   template <class Q>
   void on_insert(Q& q, ObjectTable& t, Handle h) {
@@ -163,11 +206,10 @@ class S3FifoPolicy {
     if (h == victim_) victim_ = kNoHandle;  // its frequency changed: decide again
   }
 
-  /// h is the victim, still linked: a victim from S leaves its key in G.
+  /// h is the victim, still linked. A victim from S enters G after it is unlinked
+  /// (retain_as_ghost, called by the queue).
   template <class Q>
-  void on_evict(Q&, ObjectTable& t, Handle h) {
-    if ((t[h].slot & 1) == kSmall) ghost_->push(t[h].key, t[h].size_bytes);
-  }
+  void on_evict(Q&, ObjectTable&, Handle) {}
 
   /// The object the next eviction removes (kNoHandle when nothing is cached), after the moves
   /// that eviction makes first: S's oldest objects with freq >= T to M, M's oldest with
@@ -205,14 +247,26 @@ class S3FifoPolicy {
     }
   }
 
-  /// The ghost's table and index, the two queues' ends and the shares.
-  size_t memory_bytes() const { return ghost_->memory_bytes() + sizeof(*this); }
+  /// The queues' ends and the shares; the ghost's entries are counted by the cache
+  /// (engine/cache.h, ghost_entry_bytes()).
+  size_t memory_bytes() const { return sizeof(*this); }
 
   /// For tests: the queues (head the newest, tail the oldest), the ghost, an object's
   /// frequency and queue, the shares.
   const IntrusiveList& small() const { return small_; }
   const IntrusiveList& main() const { return main_; }
-  const GhostList& ghost() const { return *ghost_; }
+  /// The ghost, for tests: its byte capacity, whether a key is a ghost, how many there are.
+  struct GhostView {
+    const S3FifoPolicy* p;
+    uint64_t capacity() const { return p->ghost_cap_; }
+    bool contains(uint64_t key) const {
+      const Handle h = p->table_->find(key);
+      return h != kNoHandle && p->table_->operator[](h).slot == kGhostSlot;
+    }
+    size_t size() const { return p->ghosts_; }
+    uint64_t bytes() const { return p->ghost_.bytes; }
+  };
+  GhostView ghost() const { return GhostView{this}; }
   static uint32_t freq(const ObjectTable& t, Handle h) { return t[h].slot >> 1; }
   static bool in_main(const ObjectTable& t, Handle h) { return (t[h].slot & 1) == kMain; }
   uint64_t small_capacity() const { return small_cap_; }
@@ -223,26 +277,27 @@ class S3FifoPolicy {
 
   // After an object leaves `q`, loads what the next eviction from q reads, a pipeline one
   // eviction deep: q's oldest entry was loaded by the previous call, so its key is at hand to
-  // load its index bucket and ghost slot (read when it is evicted), and the entry after it
-  // (the oldest next time). Only the speed changes.
+  // load its index bucket (read when it is evicted or its ghost dropped), and the entry after
+  // it (the oldest next time). Only the speed changes.
   void prefetch_next(const ObjectTable& t, const IntrusiveList& q) const {
     const Handle o = q.tail;
     if (o == kNoHandle) return;
     const ObjectEntry& e = t[o];
     t.prefetch_bucket(e.key);
-    ghost_->prefetch(e.key);
     if (e.prev != kNoHandle) __builtin_prefetch(&t[e.prev]);
   }
 
-  IntrusiveList small_, main_;
+  IntrusiveList small_, main_, ghost_;  // ghost_: G's entries, newest at the head
   double small_ratio_, ghost_ratio_;
   uint32_t threshold_, freq_cap_;
-  // Behind a pointer: GhostList (an ObjectTable) does not move, the policy does (into the cache).
-  std::unique_ptr<GhostList> ghost_;
-  uint64_t small_cap_ = 0, main_cap_ = 0;
+  const ObjectTable* table_ = nullptr;  // attach()'s, for ghost()
+  uint64_t small_cap_ = 0, main_cap_ = 0, ghost_cap_ = 0;
+  size_t ghosts_ = 0;
   Handle victim_ = kNoHandle;
   bool ghost_hit_ = false;
   uint64_t ghost_key_ = 0;
+  bool pending_ghost_hit_ = false;  // set by ghost_hit(), read by the next on_miss()
+  uint64_t pending_key_ = 0;
 };
 
 }  // namespace flashpq

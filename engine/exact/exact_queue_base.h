@@ -111,8 +111,12 @@ class ExactQueueBase {
     used_bytes_ -= size;
     counters_.evicted_objects++;
     counters_.evicted_bytes += size;
-    table_.remove(h);
+    derived().release(h);
   }
+
+  /// The evicted h's entry leaves the table (a derived queue may keep it: ExactOwnedQueue for a
+  /// policy's ghost entries).
+  void release(Handle h) { table_.remove(h); }
 
   /// DRAM of the naive placement's allocator (none without it).
   size_t placement_queue_bytes() const { return placement_ ? placement_->queue_bytes() : 0; }

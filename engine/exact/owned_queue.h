@@ -59,6 +59,15 @@ class ExactOwnedQueue : public ExactQueueBase<ExactOwnedQueue<P>> {
   /// Takes h out of the policy's structure (an eviction or a removal).
   void unlink(Handle h) { policy_->unlink(this->table_, h); }
 
+  /// An evicted h's entry: kept as a ghost key when the policy keeps its ghosts in the table
+  /// (engine/policy.h GhostEntryPolicy), else removed.
+  void release(Handle h) {
+    if constexpr (GhostEntryPolicy<P>) {
+      if (policy_->retain_as_ghost(this->table_, h)) return;
+    }
+    this->table_.remove(h);
+  }
+
   /// Evicts h now, outside make_room(): for a policy whose rules evict on a hit, or more than
   /// the room a miss needs (libCacheSim's LIRS). As delete-min's eviction: the policy's
   /// on_evict, unlink, the counters, the eviction listener, h dropped from the table.

@@ -4,7 +4,9 @@
 
 namespace flashpq {
 
-namespace {
+// Named, not anonymous: SimulatedReplay::State (declared in the header) holds these types, and
+// the unity build includes this file into another translation unit.
+namespace simulated_replay {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 // The second device's events carry ids from kSecondIds on (FlashTiming's id_base).
@@ -45,7 +47,7 @@ class BatchReader {
   size_t size_ = 0;
 };
 
-}  // namespace
+}  // namespace simulated_replay
 
 struct SimulatedReplay::State {
   State(SimFlashDevice& d, const TimingConfig& t, uint64_t warmup, BatchSource source,
@@ -65,7 +67,7 @@ struct SimulatedReplay::State {
     host_side = host_overhead_ns != 0 || host_command_ns != 0 || link_ns_per_byte != 0;
     log.reserve(4096);
     if (second != nullptr) {
-      flash2.emplace(second->ftl().config(), kSecondIds);
+      flash2.emplace(second->ftl().config(), simulated_replay::kSecondIds);
       log2.reserve(4096);
       guard2.emplace(second->ftl(), &log2);
     }
@@ -73,7 +75,7 @@ struct SimulatedReplay::State {
 
   void complete(uint32_t s) {
     const uint64_t now = events.now();
-    Slot& slot = slots[s];
+    simulated_replay::Slot& slot = slots[s];
     observe.call(observe.context, slot.index, slot.arrival_ns, now, slot.bytes, slot.op);
     TimingMetrics& m = result.metrics;
     if (slot.measured) {
@@ -94,7 +96,7 @@ struct SimulatedReplay::State {
   uint32_t begin_issue(const Request& r, uint32_t client) {
     const uint64_t index = result.requests++;
     uint32_t s;
-    if (free_slot != kNone) {
+    if (free_slot != simulated_replay::kNone) {
       s = free_slot;
       free_slot = slots[s].client;
     } else {
@@ -103,7 +105,8 @@ struct SimulatedReplay::State {
     }
     const bool measured = index >= warmup_requests;
     if (index == warmup_requests) first_arrival_ns = events.now();
-    slots[s] = Slot{index, events.now(), r.size_bytes, 0, 0, 0, client, op_class(r), measured};
+    slots[s] = simulated_replay::Slot{index, events.now(), r.size_bytes, 0,       0,
+                                      0,     client,       op_class(r),  measured};
     result.max_in_flight = std::max(result.max_in_flight, ++in_flight);
     log.clear();
     log2.clear();
@@ -127,7 +130,7 @@ struct SimulatedReplay::State {
   }
 
   void flash_done(const Event& e) {
-    if (flash2 && e.id >= kSecondIds) {
+    if (flash2 && e.id >= simulated_replay::kSecondIds) {
       for (const uint32_t s : flash2->handle(e, events)) {
         if (--slots[s].outstanding2 == 0) part_done(s);
       }
@@ -165,9 +168,9 @@ struct SimulatedReplay::State {
   std::optional<FlashTiming> flash2;
   std::vector<FlashOp> log2;
   std::optional<detail::OpLogGuard> guard2;
-  BatchReader reader;
-  std::vector<Slot> slots;
-  uint32_t free_slot = kNone;
+  simulated_replay::BatchReader reader;
+  std::vector<simulated_replay::Slot> slots;
+  uint32_t free_slot = simulated_replay::kNone;
   uint32_t in_flight = 0;
   uint64_t first_arrival_ns = 0;
   uint64_t last_completion_ns = 0;
@@ -176,7 +179,7 @@ struct SimulatedReplay::State {
   std::optional<OpenLoopArrivals> arrivals;
   // The request being issued (between next() and issued()): its slot, and whether it is an
   // open-loop arrival, after whose issue the next arrival is read and scheduled.
-  uint32_t issuing = kNone;
+  uint32_t issuing = simulated_replay::kNone;
   bool issuing_arrival = false;
 };
 
@@ -239,7 +242,7 @@ bool SimulatedReplay::next(Request& r, uint64_t& index, uint64_t& now_ns) {
 void SimulatedReplay::issued(uint64_t elsewhere_ns) {
   State& st = *s_;
   st.end_issue(st.issuing, elsewhere_ns);
-  st.issuing = kNone;
+  st.issuing = simulated_replay::kNone;
   if (st.issuing_arrival && st.reader.next(st.pending)) {
     st.events.schedule(st.arrivals->next(st.pending.time_ns), EventKind::kArrival, 0);
   }

@@ -38,11 +38,12 @@ double num(const ResultRow& row, const std::string& name) {
 
 std::vector<ResultRow> curve(const std::string& trace, const std::string& method,
                              std::vector<Override> sets, double rate = 0.01,
-                             uint64_t sample_keys = 0) {
+                             uint64_t sample_keys = 0,
+                             const std::vector<std::string>& sizes = kSizes) {
   CurveOptions o;
   o.trace_path = trace;
   o.method = method;
-  o.sizes = kSizes;
+  o.sizes = sizes;
   o.rate = rate;
   o.sample_keys = sample_keys;
   o.overrides = std::move(sets);
@@ -50,19 +51,29 @@ std::vector<ResultRow> curve(const std::string& trace, const std::string& method
   return compute_curve(o, log);
 }
 
-// The full LRU cells at kSizes: the rows `flashpq run` writes.
-std::vector<ResultRow> lru_cells(const std::string& trace, bool unit, const std::string& warmup) {
+// Full cells at `sizes` of `body` (policy, framework ...): the rows `flashpq run` writes.
+std::vector<ResultRow> full_cells(const std::string& trace, const std::string& body,
+                                  const std::vector<std::string>& sizes) {
   TempDir dir;
+  std::string list;
+  for (const std::string& size : sizes) list += (list.empty() ? "" : ", ") + size;
   const std::string file =
-      dir.write("lru.yaml", "name: lru\ntrace:\n  path: " + trace +
-                                "\ncache:\n  unit_size: " + (unit ? "true" : "false") +
-                                "\npolicy:\n  name: lru\nwarmup: " + warmup +
-                                "\nmatrix:\n  cache.capacity: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5]\n");
+      dir.write("cells.yaml", "name: cells\ntrace:\n  path: " + trace + "\n" + body +
+                                  "matrix:\n  cache.capacity: [" + list + "]\n");
   const Experiment ex = load_experiment(file, {});
   const TraceSummary summary = summarize_trace(ex.cells.front().trace);
   std::vector<ResultRow> rows;
   for (const CellConfig& c : ex.cells) rows.push_back(run_cell(c, summary));
   return rows;
+}
+
+// The full LRU cells.
+std::vector<ResultRow> lru_cells(const std::string& trace, bool unit, const std::string& warmup,
+                                 const std::vector<std::string>& sizes) {
+  return full_cells(trace,
+                    std::string("cache:\n  unit_size: ") + (unit ? "true" : "false") +
+                        "\npolicy:\n  name: lru\nwarmup: " + warmup + "\n",
+                    sizes);
 }
 
 double mean_abs_error(const std::vector<ResultRow>& a, const std::vector<ResultRow>& b,
@@ -87,14 +98,17 @@ TEST_CASE("exact_lru equals the LRU cells where its rows say exact", "[curves]")
   for (const Case& k : {Case{kCloud, false, "0", true}, Case{kCloud, true, "0.3", true},
                         Case{kAdapt, true, "0", true}, Case{kW106, true, "0.1", true},
                         Case{kAdapt, false, "0", false}}) {
+    // w106 (5.3 M requests) at three sizes: the sanitizers' run stays short.
+    const std::vector<std::string> sizes =
+        k.trace == kW106 ? std::vector<std::string>{"0.01", "0.1", "0.5"} : kSizes;
     INFO(k.trace << " unit_size " << k.unit << " warmup " << k.warmup);
-    const std::vector<ResultRow> c =
-        curve(k.trace, "exact_lru",
-              {{"cache.unit_size", k.unit ? "true" : "false"}, {"warmup", k.warmup}});
-    const std::vector<ResultRow> cells = lru_cells(k.trace, k.unit, k.warmup);
+    const std::vector<ResultRow> c = curve(
+        k.trace, "exact_lru",
+        {{"cache.unit_size", k.unit ? "true" : "false"}, {"warmup", k.warmup}}, 0.01, 0, sizes);
+    const std::vector<ResultRow> cells = lru_cells(k.trace, k.unit, k.warmup, sizes);
     REQUIRE(c.size() == cells.size());
     for (size_t i = 0; i < c.size(); ++i) {
-      INFO("size " << kSizes[i]);
+      INFO("size " << sizes[i]);
       CHECK(field(c[i], "curve_method") == "exact_lru");
       CHECK(field(c[i], "curve_exact") == (k.exact ? "true" : "false"));
       CHECK(field(c[i], "cache_capacity_bytes") == field(cells[i], "cache_capacity_bytes"));
@@ -154,6 +168,23 @@ TEST_CASE("fixed-size SHARDS with room for every key is the exact curve", "[curv
     CHECK(num(all[i], "object_hit_ratio") == num(exact[i], "object_hit_ratio"));
     CHECK(num(all[i], "byte_hit_ratio") == num(exact[i], "byte_hit_ratio"));
   }
+}
+
+TEST_CASE("minisim at 1 %: RIPQ-SLRU's hit ratio and WA against full cells", "[curves]") {
+  // docs/guide/curves.md "Accuracy": w106 in unit-size mode, RIPQ with SLRU-3.
+  const std::vector<Override> sets = {
+      {"cache.unit_size", "true"}, {"framework.name", "ripq"}, {"policy.name", "slru"}};
+  const std::vector<std::string> sizes = {"0.02", "0.1", "0.5"};
+  const std::vector<ResultRow> mini = curve(kW106, "minisim", sets, 0.01, 0, sizes);
+  const std::vector<ResultRow> cells = full_cells(
+      kW106, "cache:\n  unit_size: true\npolicy:\n  name: slru\nframework:\n  name: ripq\n", sizes);
+  CHECK(mean_abs_error(mini, cells, "object_hit_ratio") <= 0.005);
+  double relative = 0;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    relative +=
+        std::abs(num(mini[i], "wa_implementation") / num(cells[i], "wa_implementation") - 1);
+  }
+  CHECK(relative / static_cast<double>(cells.size()) <= 0.02);
 }
 
 TEST_CASE("minisim: any policy and framework, write amplification as a curve", "[curves]") {

@@ -4,6 +4,8 @@
 // oracleGeneral.zst byte for byte (next_access_vtime included); what oracleGeneral cannot hold
 // refused; a truncated file, a count that lies, a bad magic, op or size as errors naming the
 // record and byte offset; a failed conversion leaving the old file whole; the CLI.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -92,7 +94,7 @@ TEST_CASE("fpq: every reader's requests go through .fpq unchanged", "[fpq]") {
   sources.push_back(ycsb);
   for (size_t i = 0; i < sources.size(); ++i) {
     INFO("source " << sources[i].format);
-    const std::string path = dir.file("s" + std::to_string(i) + ".fpq");
+    const std::string path = dir.file(fmt::format("s{}.fpq", i));
     auto reader = open_trace(sources[i]);
     write_fpq(*reader, path, "test");
     CHECK(same(read_all(trace_file(path, "fpq")), read_all(sources[i])));
