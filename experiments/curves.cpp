@@ -18,6 +18,7 @@
 
 #include "engine/lru_stack.h"
 #include "experiments/config/cell_config.h"
+#include "experiments/results.h"
 #include "experiments/run/cell_runner.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/row.h"
@@ -450,8 +451,21 @@ void warn_small_samples(const CurveMethod& o, const std::vector<CellConfig>& cel
 
 using namespace curves_internal;
 
-std::vector<std::string> curve_leading_columns() {
-  return {"curve_method", "curve_sample_rate", "curve_exact"};
+std::vector<std::string> curve_columns(const std::vector<ResultRow>& rows) {
+  std::vector<std::string> columns;
+  for (const ResultRow& row : rows) {
+    for (const Column& c : row) {
+      if (std::find(columns.begin(), columns.end(), c.name) == columns.end()) {
+        columns.push_back(c.name);
+      }
+    }
+  }
+  return columns;
+}
+
+void write_curves(const std::vector<ResultRow>& rows, const std::string& path) {
+  ResultsWriter out(path, curve_columns(rows));
+  for (const ResultRow& row : rows) out.write(row);
 }
 
 std::vector<ResultRow> curve_of_cells(const CurveMethod& o, const std::vector<CellConfig>& cells,

@@ -52,11 +52,6 @@ struct CurveOptions : CurveMethod {
   std::vector<Override> overrides;
 };
 
-/// The columns of a curve's rows, before the cell's parameters: curve_method,
-/// curve_sample_rate (the rate the point was computed at; fixed-size SHARDS: the final rate),
-/// curve_exact (true when the point equals the full cell by construction).
-std::vector<std::string> curve_leading_columns();
-
 /// Computes the curve `options` asks for, one row per size in the order given. Progress and
 /// warnings (an inexact point and why) go to `log`. Throws ConfigError for a bad key or size,
 /// std::invalid_argument for a method that does not fit the cell (exact_lru and shards compute
@@ -70,6 +65,14 @@ std::vector<ResultRow> compute_curve(const CurveOptions& options, std::ostream& 
 /// compute_curve().
 std::vector<ResultRow> compute_experiment_curves(const Experiment& experiment,
                                                  const CurveMethod& method, std::ostream& log);
+
+/// The columns of `rows` in order of first appearance (minisim's wa_ columns differ between
+/// frameworks): a curve file's header.
+std::vector<std::string> curve_columns(const std::vector<ResultRow>& rows);
+
+/// Writes `rows` to the results file `path` (.csv, or .jsonl for JSON Lines) under the header
+/// curve_columns(rows). Throws std::runtime_error as ResultsWriter (experiments/results.h).
+void write_curves(const std::vector<ResultRow>& rows, const std::string& path);
 
 /// The curve of `cells`, cells alike but for cache.capacity, one row each, in order. Throws as
 /// compute_curve().

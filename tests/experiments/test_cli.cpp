@@ -494,6 +494,34 @@ TEST_CASE("flashpq run --resume keeps finished rows and runs the rest", "[cli]")
 
 // main.cpp documents "2 bad command line or configuration (nothing ran)", but CLI11_PARSE returns
 // CLI11's own exit codes (105 ValidationError, 106 RequiredError, 109 ExtrasError).
+TEST_CASE("flashpq mrc and a curve: section write one row per size", "[cli]") {
+  TempDir dir;
+  // A trace: CSV on standard output, one row per size in the order given.
+  Result r = flashpq(dir, "mrc " + q(kTrace) + " --sizes 0.1,0.05 --set cache.unit_size=true");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto csv = parse_csv(r.out);
+  REQUIRE(csv.size() == 3);
+  CHECK(column(csv, "curve_method") == std::vector<std::string>{"exact_lru", "exact_lru"});
+  CHECK(column(csv, "cache.capacity") == std::vector<std::string>{"0.1", "0.05"});
+  CHECK(column(csv, "curve_exact") == std::vector<std::string>{"true", "true"});
+  // An experiment with a curve: section under flashpq run: its two policies' curves, to -o.
+  dir.write("two.yaml", two_cells("curve: {method: minisim, rate: 0.5}\n"));
+  r = flashpq(dir, "run two.yaml -o curve.csv");
+  REQUIRE(r.status == 0);
+  csv = parse_csv(slurp(dir.file("curve.csv")));
+  REQUIRE(csv.size() == 3);
+  CHECK(column(csv, "policy.name") == std::vector<std::string>{"fifo", "lru"});
+  CHECK(column(csv, "curve_method") == std::vector<std::string>{"minisim", "minisim"});
+  // --sizes belongs to a trace; an experiment's sizes are its own.
+  r = flashpq(dir, "mrc two.yaml --sizes 0.1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("--sizes is for a trace"));
+  r = flashpq(dir, "run two.yaml --cells 0 -o x.csv");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("a curve: section"));
+}
+
 TEST_CASE("flashpq: a bad command line exits 2", "[cli]") {
   TempDir dir;
   dir.write("two.yaml", two_cells());
