@@ -323,22 +323,34 @@ class TempDir {
   std::string path_;
 };
 
-// Requests held in memory, read once.
-class MemoryReader final : public TraceReader {
+// The sample, streamed: passes on the requests whose key hashes below `threshold` (the
+// `sample` transform's rule) and counts, on the way, the whole trace's gets past the warm-up and
+// their bytes. Nothing is held beyond the reader's batch.
+class SampleReader final : public TraceReader {
  public:
-  explicit MemoryReader(std::vector<Request> requests) : requests_(std::move(requests)) {}
+  SampleReader(std::unique_ptr<TraceReader> in, uint64_t threshold, uint64_t warmup)
+      : in_(std::move(in)), threshold_(threshold), warmup_(warmup) {}
   size_t read(std::span<Request> out) override {
-    const size_t n = std::min(out.size(), requests_.size() - at_);
-    std::copy_n(requests_.begin() + static_cast<std::ptrdiff_t>(at_), n, out.begin());
-    at_ += n;
-    return n;
+    for (size_t n; (n = in_->read(out)) != 0;) {
+      size_t kept = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const Request r = out[i];
+        if (index_++ >= warmup_ && r.op == Op::kGet) {
+          gets += 1;
+          bytes += r.size_bytes;
+        }
+        if (sample_hash(r.key) < threshold_) out[kept++] = r;
+      }
+      if (kept > 0) return kept;
+    }
+    return 0;
   }
-  const std::string& path() const override { return path_; }
+  const std::string& path() const override { return in_->path(); }
+  double gets = 0, bytes = 0;  // the whole trace's counted gets and their bytes, so far
 
  private:
-  std::vector<Request> requests_;
-  size_t at_ = 0;
-  std::string path_ = "sample";
+  std::unique_ptr<TraceReader> in_;
+  uint64_t threshold_, warmup_, index_ = 0;
 };
 
 std::vector<ResultRow> minisim_curve(const CurveMethod& o, const std::vector<CellConfig>& cells,
@@ -353,22 +365,10 @@ std::vector<ResultRow> minisim_curve(const CurveMethod& o, const std::vector<Cel
   // misses, scaled by 1/R, are taken over them (below).
   double all_gets = 0, all_bytes = 0;
   {
-    std::vector<Request> kept;
-    auto reader = open_trace(cells.front().trace);
-    std::array<Request, 4096> batch;
-    uint64_t index = 0;
-    for (size_t n; (n = reader->read(batch)) != 0;) {
-      for (size_t i = 0; i < n; ++i) {
-        const Request& r = batch[i];
-        if (index++ >= warmup && r.op == Op::kGet) {
-          all_gets += 1;
-          all_bytes += r.size_bytes;
-        }
-        if (sample_hash(r.key) < threshold) kept.push_back(r);
-      }
-    }
-    MemoryReader sample(std::move(kept));
+    SampleReader sample(open_trace(cells.front().trace), threshold, warmup);
     write_fpq(sample, sampled, "flashpq mrc minisim sample");
+    all_gets = sample.gets;
+    all_bytes = sample.bytes;
   }
   // The cells run on the sample (an .fpq file, the transforms applied), each at R × its size.
   TraceConfig sample_trace = trace_file(sampled);
