@@ -158,21 +158,33 @@ class Cache {
   }
 
   /// Prefetch hints for a request `key` to come (ObjectTable::prefetch_bucket, prefetch_entry):
-  /// no effect on any result.
+  /// no effect on any result. They are given only when they pay (prefetch_pays()): otherwise
+  /// each is one predicted branch.
   void prefetch_bucket(uint64_t key) const {
+    if (!prefetch_) return;
     table_.prefetch_bucket(key);
     if constexpr (requires { policy_.prefetch(key); }) policy_.prefetch(key);
   }
-  void prefetch_entry(uint64_t key) const { table_.prefetch_entry(key); }
+  void prefetch_entry(uint64_t key) const {
+    if (prefetch_) table_.prefetch_entry(key);
+  }
+  /// Whether the hints pay: the index map (ObjectTable::memory_bytes(), from its capacity) is
+  /// at least kPrefetchFromIndexBytes once reserve() has sized it. Below that the table sits in
+  /// the CPU's caches and the hints only cost instructions (exact FIFO on w106: 70 → 58 M
+  /// requests/s with them); above it they hide DRAM misses (15 M cached keys: 4.4 → 5.5 M
+  /// requests/s).
+  bool prefetch_pays() const { return prefetch_; }
+  static constexpr size_t kPrefetchFromIndexBytes = size_t{32} << 20;
 
   /// Sizes the index for `objects` cached objects, so that a run allocates nothing after it.
   void reserve(size_t objects) {
     if constexpr (kGhostEntries) {
       const size_t entries = objects + policy_.ghost_reserve(objects);
       table_.reserve(entries, entries);
-      return;
+    } else {
+      table_.reserve(objects);
     }
-    table_.reserve(objects);
+    prefetch_ = table_.memory_bytes() >= kPrefetchFromIndexBytes;
   }
 
   /// True if `key` is cached.
@@ -323,7 +335,8 @@ class Cache {
   }
 
   CacheConfig config_;
-  bool read_hits_;  // framework.read_hits (engine/queue.h)
+  bool read_hits_;         // framework.read_hits (engine/queue.h)
+  bool prefetch_ = false;  // prefetch_pays()
   A admission_;
   ObjectTable table_;  // declared before queue_: the queue holds a reference to it
   P policy_;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "engine/key_hash.h"
+#include "sim/prefetch.h"
 
 namespace flashpq {
 
@@ -63,7 +64,7 @@ class GhostList {
 
   /// Starts loading the slot where a lookup of `key` begins into the CPU cache (for a miss to
   /// come, engine/cache.h). No effect on the ghosts.
-  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[home(key)]); }
+  void prefetch(uint64_t key) const { flashpq::prefetch(&slots_[home(key)]); }
 
   /// A ghost hit: removes `key` if it is a ghost. Returns whether it was.
   bool erase(uint64_t key) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/key_hash.h"
+#include "sim/prefetch.h"
 
 namespace flashpq {
 
@@ -37,7 +38,7 @@ class KeySet {
 
   /// Starts loading the slot where insert(key) begins probing into the CPU cache. No effect
   /// on the set.
-  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[home(key)]); }
+  void prefetch(uint64_t key) const { flashpq::prefetch(&slots_[home(key)]); }
 
   /// Grows the table so that `keys` keys fit without rehashing.
   void reserve(size_t keys) {

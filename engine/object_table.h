@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "engine/key_hash.h"
+#include "sim/prefetch.h"
 
 namespace flashpq {
 
@@ -146,10 +147,10 @@ class ObjectTable {
   /// or, once the bucket has arrived, the first entry of its chain (stage 2, fewer requests
   /// ahead). Reads nothing that reaches a result; a replay loop over requests in memory calls
   /// them (experiments/run/replay.h) so that a lookup finds both in cache.
-  void prefetch_bucket(uint64_t key) const { __builtin_prefetch(&buckets_[bucket(key)]); }
+  void prefetch_bucket(uint64_t key) const { flashpq::prefetch(&buckets_[bucket(key)]); }
   void prefetch_entry(uint64_t key) const {
     const Handle h = buckets_[bucket(key)];
-    if (h != kNoHandle) __builtin_prefetch(&entries_[h]);
+    if (h != kNoHandle) flashpq::prefetch(&entries_[h]);
   }
 
   /// Creates an entry for `key` (REQUIRES: not present) and indexes it. Returns its handle.

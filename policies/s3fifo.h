@@ -77,6 +77,7 @@
 #include "engine/intrusive_list.h"
 #include "engine/object_table.h"
 #include "policies/policy.h"
+#include "sim/prefetch.h"
 
 namespace flashpq {
 
@@ -284,7 +285,7 @@ class S3FifoPolicy {
     if (o == kNoHandle) return;
     const ObjectEntry& e = t[o];
     t.prefetch_bucket(e.key);
-    if (e.prev != kNoHandle) __builtin_prefetch(&t[e.prev]);
+    if (e.prev != kNoHandle) flashpq::prefetch(&t[e.prev]);
   }
 
   IntrusiveList small_, main_, ghost_;  // ghost_: G's entries, newest at the head

@@ -9,8 +9,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "devices/null_device.h"
+#include "engine/cache.h"
+#include "engine/exact/relative_queue.h"
 #include "experiments/run/replay.h"
 #include "experiments/run/stats.h"
+#include "policies/registry.h"
+#include "tests/test_util.h"
 
 namespace flashpq::test_stats {
 namespace {
@@ -143,6 +148,31 @@ TEST_CASE("replay_span numbers requests across spans for the warm-up", "[stats]"
     CHECK(i == reqs.size());
     check_equal(stats.counters(), reference(reqs, warmup));
   }
+}
+
+TEST_CASE("replay_span's prefetch hints change no result", "[stats]") {
+  // Two exact LRU caches of one size: one reserved small (no hints: Cache::prefetch_pays is
+  // false), one reserved past kPrefetchFromIndexBytes (hints on every request). Same rows.
+  const std::vector<Request> reqs = random_requests(20'000, 31);
+  const uint64_t capacity = 300;
+  using C = Cache<LruPolicy, ExactRelativeQueue>;
+  NullDevice d1, d2;
+  const FrameworkConfig framework;
+  C plain(testing::cache_config(capacity, /*unit_size=*/true), framework,
+          LruPolicy(testing::policy_config("lru")), d1);
+  C hinted(testing::cache_config(capacity, /*unit_size=*/true), framework,
+           LruPolicy(testing::policy_config("lru")), d2);
+  plain.reserve(capacity);
+  hinted.reserve(C::kPrefetchFromIndexBytes / sizeof(ObjectEntry) + 1);
+  REQUIRE_FALSE(plain.prefetch_pays());
+  REQUIRE(hinted.prefetch_pays());
+  HitStats s1, s2;
+  replay_span(plain, std::span<const Request>(reqs), s1, 0, 5'000);
+  replay_span(hinted, std::span<const Request>(reqs), s2, 0, 5'000);
+  check_equal(s1.counters(), s2.counters());
+  CHECK(s1.counters().hits > 0);
+  CHECK(plain.evictions() == hinted.evictions());
+  CHECK(plain.object_count() == hinted.object_count());
 }
 
 TEST_CASE("op_class: a get is a read, a set a write, a delete neither", "[stats][timing]") {
