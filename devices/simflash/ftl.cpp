@@ -29,6 +29,9 @@ FtlCounters FtlCounters::operator-(const FtlCounters& e) const {
   d.gc_victims_empty = gc_victims_empty - e.gc_victims_empty;
   d.erases = erases - e.erases;
   d.superblock_erases = superblock_erases - e.superblock_erases;
+  d.fdp_media_reallocated_events = fdp_media_reallocated_events - e.fdp_media_reallocated_events;
+  d.fdp_media_reallocated_pages = fdp_media_reallocated_pages - e.fdp_media_reallocated_pages;
+  d.fdp_invalid_placement_events = fdp_invalid_placement_events - e.fdp_invalid_placement_events;
   return d;
 }
 
@@ -76,6 +79,20 @@ Ftl::Ftl(const SimFlashConfig& config) : config_(config), rng_(config.seed, RngS
   for (uint32_t i = 0; i < nsb_; ++i) free_ring_[i] = i;
   free_count_ = nsb_;
 
+  host_.assign(config_.host_frontiers(), Frontier{});
+  gc_.assign(config_.gc_frontiers(), Frontier{});
+  fdp_ = config_.fdp();
+  if (fdp_) {
+    const bool persistent = config_.fdp_isolation == FdpIsolation::kPersistent;
+    for (uint32_t h = 0; h < host_.size(); ++h) host_[h].owner = static_cast<uint16_t>(h);
+    for (uint32_t g = 0; g < gc_.size(); ++g) {
+      gc_[g].owner = persistent ? static_cast<uint16_t>(g) : kMixed;
+    }
+    p2h_.assign(config_.physical_pages(), 0);
+    sb_owner_.assign(nsb_, 0);
+    fdp_counters_.assign(config_.fdp_handles, FdpHandleCounters{});
+  }
+
   next_.assign(nsb_, kNone);
   prev_.assign(nsb_, kNone);
   switch (config_.gc_policy) {
@@ -98,9 +115,10 @@ void Ftl::throw_out_of_range(uint64_t lpn) const {
                           std::to_string(l2p_.size()) + " exported pages");
 }
 
-void Ftl::write_extent(uint64_t lpn, uint64_t count) {
+void Ftl::write_extent(uint64_t lpn, uint64_t count, uint32_t placement) {
   if (count == 0) return;
   if (lpn >= l2p_.size() || count > l2p_.size() - lpn) throw_out_of_range(lpn + count - 1);
+  const uint32_t h = handle_of(placement);
   for (uint64_t p = lpn; p < lpn + count; ++p) {
     const uint32_t old = l2p_[p];
     if (old == kUnmapped) continue;
@@ -108,10 +126,11 @@ void Ftl::write_extent(uint64_t lpn, uint64_t count) {
     l2p_[p] = kUnmapped;
   }
   for (uint64_t p = lpn; p < lpn + count; ++p) {
-    while (host_.sb == kNone) open_host_frontier();
-    program(host_, static_cast<uint32_t>(p), FlashOpCause::kHost);
+    while (host_[h].sb == kNone) open_host_frontier(h);
+    program(host_[h], static_cast<uint32_t>(p), FlashOpCause::kHost, h);
   }
   counters_.host_pages_written += count;
+  if (fdp_) fdp_counters_[h].host_pages_written += count;
 }
 
 FlashAddress Ftl::locate(uint32_t ppn) const {
@@ -198,13 +217,14 @@ void Ftl::open(Frontier& f) {
   --free_count_;
   ++open_count_;
   state_[sb] = SbState::kOpen;
+  if (fdp_) sb_owner_[sb] = f.owner;
   f.sb = sb;
   f.next = 0;
   f.lane = 0;
 }
 
-void Ftl::open_host_frontier() {
-  open(host_);
+void Ftl::open_host_frontier(uint32_t h) {
+  open(host_[h]);
   if (free_count_ < config_.gc_low_watermark) run_gc();
 }
 
@@ -340,7 +360,11 @@ void Ftl::collect(uint32_t sb) {
   uint32_t remaining = sb_valid_[sb];
   if (remaining == 0) ++counters_.gc_victims_empty;
   const uint32_t base = sb * sb_pages_;
-  Frontier& dst = gc_frontier();
+  Frontier& dst = gc_frontier(sb);
+  if (fdp_ && remaining != 0 && config_.fdp_isolation == FdpIsolation::kInitial) {
+    ++counters_.fdp_media_reallocated_events;  // 80h: initially isolated data moved
+    counters_.fdp_media_reallocated_pages += remaining;
+  }
   // The map entries the copies rewrite are random: fetch them kAhead pages in advance so the
   // misses overlap (the victim's p2l is read sequentially anyway).
   constexpr uint32_t kAhead = 16;
@@ -358,7 +382,7 @@ void Ftl::collect(uint32_t sb) {
     ++counters_.nand_pages_read;
     if (op_log_) op_log_->push_back({FlashOpKind::kRead, FlashOpCause::kGc, base + off});
     p2l_[base + off] = kNone;
-    program(dst, lpn, FlashOpCause::kGc);
+    program(dst, lpn, FlashOpCause::kGc, fdp_ ? p2h_[base + off] : 0);
     ++counters_.gc_pages_copied;
     --remaining;
   }
@@ -426,10 +450,24 @@ void Ftl::check_invariants() const {
     const uint32_t sb = free_ring_[(free_head_ + i) % nsb_];
     if (state_[sb] != SbState::kFree) fail("free list holds superblock " + std::to_string(sb));
   }
-  for (const Frontier* f : {&host_, &gc_}) {
-    if (f->sb != kNone &&
-        (state_[f->sb] != SbState::kOpen || f->next >= sb_pages_ || f->lane != f->next % lanes_)) {
-      fail("frontier on superblock " + std::to_string(f->sb));
+  for (const std::vector<Frontier>* fs : {&host_, &gc_}) {
+    for (const Frontier& f : *fs) {
+      if (f.sb != kNone && (state_[f.sb] != SbState::kOpen || f.next >= sb_pages_ ||
+                            f.lane != f.next % lanes_ || (fdp_ && sb_owner_[f.sb] != f.owner))) {
+        fail("frontier on superblock " + std::to_string(f.sb));
+      }
+    }
+  }
+  // FDP: a superblock opened for handle h holds only h's data when the handles are
+  // persistently isolated, and host writes of h alone in any case but the shared GC stream.
+  if (fdp_ && config_.fdp_isolation == FdpIsolation::kPersistent) {
+    for (uint32_t ppn = 0; ppn < p2l_.size(); ++ppn) {
+      if (p2l_[ppn] == kNone) continue;
+      const uint32_t sb = ppn / sb_pages_;
+      if (p2h_[ppn] != sb_owner_[sb]) {
+        fail("persistently isolated superblock " + std::to_string(sb) + " of handle " +
+             std::to_string(sb_owner_[sb]) + " holds data of handle " + std::to_string(p2h_[ppn]));
+      }
     }
   }
   // Victim structures hold exactly the sealed superblocks.

@@ -29,6 +29,21 @@
 //   d_choices     fewest valid pages among d drawn uniformly with replacement (Van Houdt,
 //                 SIGMETRICS'13); seeded, the RNG is the FTL's own.
 //
+// Flexible Data Placement (SimFlashConfig::fdp_handles > 0; NVMe Base 2.1 §3.2.4, §8.1.10;
+// docs/reference/fdp-spec.md). Modelling choices, as FEMU's FDP FTL makes them
+// (hw/femu/bbssd/ftl-fdp.c): a reclaim unit (RU) is one superblock, there is one reclaim group,
+// and reclaim unit handle h is host frontier h. A write's placement handle h < fdp_handles goes
+// to RUH h; any other is an invalid placement identifier: RUH 0, and event 03h is counted
+// (Base 2.1 p. 539). Victims are chosen by gc_policy across all handles (FEMU's greedy over the
+// reclaim group). GC copies go, with a separate GC stream, to one shared GC frontier when the
+// handles are initially isolated (the spec lets GC mix their data) and to handle h's own GC
+// frontier when they are persistently isolated; with a shared stream, to the host frontier of
+// the victim's handle. Each physical page keeps the handle its data was written through, so
+// host and media pages are counted per handle (FEMU counts HBMW/MBMW per RUH too), and a victim
+// of an initially isolated handle holding valid data raises event 80h, Media Reallocated, with
+// the pages moved (FEMU raises 81h instead; Base 2.1 p. 300 defines 80h for this). Without FDP
+// every placement handle is ignored and nothing here changes a count.
+//
 // Counters (FtlCounters) can be snapshotted and subtracted, to measure after a warm-up:
 // wa_ftl = NAND page writes ÷ host page writes (Hu et al.; the RIPQ paper's "FTL write
 // amplification").
@@ -81,6 +96,14 @@ struct FtlCounters {
   uint64_t erases = 0;
   /// Superblocks erased.
   uint64_t superblock_erases = 0;
+  /// FDP event 80h, Media Reallocated: victims of initially isolated handles GC collected with
+  /// valid data, and the pages it moved out of them. 0 without FDP or with persistently
+  /// isolated handles (no event is defined for them).
+  uint64_t fdp_media_reallocated_events = 0;
+  uint64_t fdp_media_reallocated_pages = 0;
+  /// FDP event 03h, Invalid Placement Identifier: host writes whose placement handle is not
+  /// below fdp_handles (written through RUH 0). 0 without FDP.
+  uint64_t fdp_invalid_placement_events = 0;
 
   /// NAND ÷ host pages written; 0 when no host page was written.
   double wa_ftl() const {
@@ -90,6 +113,18 @@ struct FtlCounters {
   /// REQUIRES: `earlier` taken from the same FTL before this one.
   FtlCounters operator-(const FtlCounters& earlier) const;
   bool operator==(const FtlCounters&) const = default;
+};
+
+/// An FDP reclaim unit handle's page counts (FEMU's per-RUH HBMW and MBMW, in pages).
+struct FdpHandleCounters {
+  /// Pages the host wrote through the handle.
+  uint64_t host_pages_written = 0;
+  /// Pages of the handle's data programmed: its host writes and GC's copies of them.
+  uint64_t media_pages_written = 0;
+  FdpHandleCounters operator-(const FdpHandleCounters& e) const {
+    return {host_pages_written - e.host_pages_written, media_pages_written - e.media_pages_written};
+  }
+  bool operator==(const FdpHandleCounters&) const = default;
 };
 
 /// Erase counts across all erase blocks. Every erase block of a superblock is erased together,
@@ -130,21 +165,25 @@ class Ftl {
   /// table; all superblocks start free and erased (erase count 0).
   explicit Ftl(const SimFlashConfig& config);
 
-  /// Writes logical page lpn (out of place; the old copy, if any, becomes invalid). May run GC.
-  /// Throws std::out_of_range if lpn ≥ logical_pages().
-  void write(uint64_t lpn) {
+  /// Writes logical page lpn (out of place; the old copy, if any, becomes invalid) through
+  /// placement handle `placement` (FDP; ignored without it). May run GC. Throws
+  /// std::out_of_range if lpn ≥ logical_pages().
+  void write(uint64_t lpn, uint32_t placement = 0) {
     check_lpn(lpn);
+    const uint32_t h = handle_of(placement);
     const uint32_t old = l2p_[lpn];
     if (old != kUnmapped) invalidate(old);
-    while (host_.sb == kNone) open_host_frontier();
-    program(host_, static_cast<uint32_t>(lpn), FlashOpCause::kHost);
+    while (host_[h].sb == kNone) open_host_frontier(h);
+    program(host_[h], static_cast<uint32_t>(lpn), FlashOpCause::kHost, h);
     ++counters_.host_pages_written;
+    if (fdp_) ++fdp_counters_[h].host_pages_written;
   }
-  /// Writes the `count` logical pages from lpn as one host request: every old copy is
-  /// invalidated before the first page is programmed, so GC running during the request never
-  /// copies a page the request overwrites (the request's data is all in the controller).
-  /// Throws std::out_of_range if the extent ends past logical_pages().
-  void write_extent(uint64_t lpn, uint64_t count);
+  /// Writes the `count` logical pages from lpn as one host request through placement handle
+  /// `placement` (as write()): every old copy is invalidated before the first page is
+  /// programmed, so GC running during the request never copies a page the request overwrites
+  /// (the request's data is all in the controller). Throws std::out_of_range if the extent
+  /// ends past logical_pages().
+  void write_extent(uint64_t lpn, uint64_t count, uint32_t placement = 0);
   /// Reads logical page lpn: a NAND read if mapped; an unmapped read is allowed and counted.
   /// Throws std::out_of_range if lpn ≥ logical_pages().
   void read(uint64_t lpn) {
@@ -172,6 +211,14 @@ class Ftl {
 
   const SimFlashConfig& config() const { return config_; }
   const FtlCounters& counters() const { return counters_; }
+  /// Per reclaim unit handle, FDP's page counts (empty without FDP).
+  const std::vector<FdpHandleCounters>& fdp_counters() const { return fdp_counters_; }
+  /// The handle whose data is in valid physical page ppn (FDP), or kNoHandle (not valid, or
+  /// no FDP). REQUIRES: ppn < physical_pages().
+  uint32_t page_handle(uint32_t ppn) const {
+    return fdp_ && p2l_[ppn] != kNone ? p2h_[ppn] : kNoHandle;
+  }
+  static constexpr uint32_t kNoHandle = 0xFFFFFFFFu;
   /// Exported logical pages (SimFlashConfig::exported_pages()).
   uint64_t logical_pages() const { return l2p_.size(); }
   uint64_t physical_pages() const { return p2l_.size(); }
@@ -201,8 +248,12 @@ class Ftl {
   /// tails of the open frontiers.
   uint64_t erased_pages() const {
     uint64_t n = uint64_t{free_count_} * sb_pages_;
-    if (host_.sb != kNone) n += sb_pages_ - host_.next;
-    if (gc_.sb != kNone) n += sb_pages_ - gc_.next;
+    for (const Frontier& f : host_) {
+      if (f.sb != kNone) n += sb_pages_ - f.next;
+    }
+    for (const Frontier& f : gc_) {
+      if (f.sb != kNone) n += sb_pages_ - f.next;
+    }
     return n;
   }
   /// Superblocks sealed (full, GC candidates).
@@ -262,6 +313,7 @@ class Ftl {
     uint32_t sb = kNone;  // open superblock, kNone if none
     uint32_t next = 0;    // next page offset in it
     uint32_t lane = 0;    // next % lanes
+    uint16_t owner = 0;   // FDP: the handle its superblocks are opened for, or kMixed
   };
 
   void check_lpn(uint64_t lpn) const {
@@ -277,11 +329,16 @@ class Ftl {
     const uint32_t v = --sb_valid_[sb];
     if (state_[sb] == SbState::kSealed) sealed_lost_page(sb, v);
   }
-  void program(Frontier& f, uint32_t lpn, FlashOpCause cause) {
+  // Programs lpn at f's next page; `handle` is the FDP handle whose data it is.
+  void program(Frontier& f, uint32_t lpn, FlashOpCause cause, uint32_t handle) {
     if (f.sb == kNone) open(f);
     const uint32_t ppn = f.sb * sb_pages_ + f.next;
     l2p_[lpn] = ppn;
     p2l_[ppn] = lpn;
+    if (fdp_) {
+      p2h_[ppn] = static_cast<uint8_t>(handle);
+      ++fdp_counters_[handle].media_pages_written;
+    }
     ++sb_valid_[f.sb];
     ++block_valid_[size_t(f.sb) * lanes_ + f.lane];
     ++counters_.nand_pages_written;
@@ -289,11 +346,23 @@ class Ftl {
     if (++f.lane == lanes_) f.lane = 0;
     if (++f.next == sb_pages_) seal(f);
   }
-  Frontier& gc_frontier() { return config_.gc_stream == GcStream::kShared ? host_ : gc_; }
+  // The reclaim unit handle of a write's placement handle (FDP; 0 without it).
+  uint32_t handle_of(uint32_t placement) {
+    if (!fdp_ || placement == 0) return 0;
+    if (placement < config_.fdp_handles) return placement;
+    ++counters_.fdp_invalid_placement_events;
+    return 0;
+  }
+  // Where GC copies the valid pages of victim sb (ftl.h's file comment).
+  Frontier& gc_frontier(uint32_t sb) {
+    const uint32_t owner = fdp_ ? sb_owner_[sb] : 0;
+    if (config_.gc_stream == GcStream::kShared) return host_[owner == kMixed ? 0 : owner];
+    return gc_[gc_.size() == 1 ? 0 : owner];
+  }
 
   void sealed_lost_page(uint32_t sb, uint32_t v);  // a sealed sb went from v + 1 to v valid
-  void open_host_frontier();                       // pop a free sb; GC if below low watermark
-  void open(Frontier& f);                          // pop a free sb into f (no GC)
+  void open_host_frontier(uint32_t h);  // pop a free sb for handle h; GC if below low watermark
+  void open(Frontier& f);               // pop a free sb into f (no GC)
   void seal(Frontier& f);
   void run_gc();
   uint32_t select_victim();  // removes it from the victim structures; kNone if none
@@ -327,8 +396,17 @@ class Ftl {
   uint32_t free_count_ = 0;
   uint32_t open_count_ = 0;
 
-  Frontier host_;
-  Frontier gc_;
+  std::vector<Frontier> host_;  // by reclaim unit handle (one without FDP)
+  std::vector<Frontier> gc_;    // none (shared stream), one, or one per handle (persistent)
+
+  // FDP (fdp_ = config_.fdp()): the handle of each valid page's data, the handle each open or
+  // sealed superblock was opened for (kMixed: the shared GC frontier of initially isolated
+  // handles), per-handle counts.
+  static constexpr uint16_t kMixed = 0xFFFF;
+  bool fdp_ = false;
+  std::vector<uint8_t> p2h_;        // by physical page
+  std::vector<uint16_t> sb_owner_;  // by superblock
+  std::vector<FdpHandleCounters> fdp_counters_;
 
   // Circular doubly linked lists over next_/prev_, head = oldest entry, tail = prev_[head].
   // greedy: one list per valid count, in order of arrival at that count (ties go to the

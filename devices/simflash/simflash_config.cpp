@@ -112,6 +112,22 @@ GcStream parse_gc_stream(const std::string& name) {
   throw_unknown_name("device.gc_stream", name, gc_stream_names());
 }
 
+const std::vector<std::string>& fdp_isolation_names() {
+  static const std::vector<std::string> names = {fdp_isolation_name(FdpIsolation::kInitial),
+                                                 fdp_isolation_name(FdpIsolation::kPersistent)};
+  return names;
+}
+
+const char* fdp_isolation_name(FdpIsolation isolation) {
+  return isolation == FdpIsolation::kInitial ? "initial" : "persistent";
+}
+
+FdpIsolation parse_fdp_isolation(const std::string& name) {
+  if (name == "initial") return FdpIsolation::kInitial;
+  if (name == "persistent") return FdpIsolation::kPersistent;
+  throw_unknown_name("device.fdp.isolation", name, fdp_isolation_names());
+}
+
 uint64_t SimFlashConfig::exported_pages() const {
   return static_cast<uint64_t>(
       std::floor(effective_utilization() * static_cast<double>(physical_pages())));
@@ -164,11 +180,14 @@ void SimFlashConfig::validate() const {
   }
 
   check_range("gc_d", gc_d, 1, 1024);
-  const uint32_t min_low = gc_stream == GcStream::kSeparate ? 2 : 1;
+  check_range("fdp.handles", fdp_handles, 0, 256);
+  // A shared GC stream writes its first copies into the host frontier that just opened, unless
+  // FDP gives each handle a frontier of its own: the victim's may need a free superblock too.
+  const uint32_t min_low = gc_stream == GcStream::kSeparate || fdp_handles > 1 ? 2 : 1;
   if (gc_low_watermark < min_low) {
     fail("gc_low_watermark",
          std::string("at least ") + std::to_string(min_low) + " free superblocks with gc_stream " +
-             gc_stream_name(gc_stream) +
+             gc_stream_name(gc_stream) + (fdp_handles > 1 ? " and FDP handles" : "") +
              " (GC must start while a free superblock is left for its copies)",
          std::to_string(gc_low_watermark));
   }
@@ -370,6 +389,16 @@ const KeySpec kGcHighWatermark = field("gc_high_watermark", ValueType::kInt)
                                      .units("superblocks")
                                      .range(1, 16777216)
                                      .desc("GC runs until this many are free");
+const KeySpec kPrecondition =
+    field("precondition", ValueType::kBool)
+        .desc("write every exported page once before the run: unused pages hold valid data");
+const KeySpec kFdpHandles =
+    field("fdp.handles", ValueType::kInt)
+        .range(0, 256)
+        .desc("FDP reclaim unit handles, a write frontier each (0: FDP off)");
+const KeySpec kFdpIsolation = field("fdp.isolation", ValueType::kEnum)
+                                  .choices(fdp_isolation_names())
+                                  .desc("FDP handle type: may GC mix handles' data");
 const KeySpec kTr =
     field("tR_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page read latency");
 const KeySpec kTprog =
@@ -432,6 +461,9 @@ const ComponentSpec& simflash_spec() {
        kGcStream,
        kGcLowWatermark,
        kGcHighWatermark,
+       kPrecondition,
+       kFdpHandles,
+       kFdpIsolation,
        kTr,
        kTprog,
        kTbers,
@@ -487,6 +519,11 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
   if (params.has(kGcStream.name)) f.gc_stream = parse_gc_stream(params.get<std::string>(kGcStream));
   u32(kGcLowWatermark, &f.gc_low_watermark);
   u32(kGcHighWatermark, &f.gc_high_watermark);
+  if (params.has(kPrecondition.name)) f.precondition = params.get<bool>(kPrecondition);
+  u32(kFdpHandles, &f.fdp_handles);
+  if (params.has(kFdpIsolation.name)) {
+    f.fdp_isolation = parse_fdp_isolation(params.get<std::string>(kFdpIsolation));
+  }
   real(kTr, &f.tR_us);
   real(kTprog, &f.tPROG_us);
   real(kTbers, &f.tBERS_us);
@@ -523,6 +560,9 @@ void show_simflash_config(const SimFlashConfig& f, Params& shown) {
   shown.set(kGcStream.name, gc_stream_name(f.gc_stream));
   shown.set(kGcLowWatermark.name, std::to_string(f.gc_low_watermark));
   shown.set(kGcHighWatermark.name, std::to_string(f.gc_high_watermark));
+  shown.set(kPrecondition.name, f.precondition ? "true" : "false");
+  shown.set(kFdpHandles.name, std::to_string(f.fdp_handles));
+  shown.set(kFdpIsolation.name, fdp_isolation_name(f.fdp_isolation));
   shown.set(kTr.name, shown_number(f.tR_us));
   shown.set(kTprog.name, shown_number(f.tPROG_us));
   shown.set(kTbers.name, shown_number(f.tBERS_us));

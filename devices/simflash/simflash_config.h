@@ -59,6 +59,17 @@ enum class GcStream : uint8_t {
   kShared,
 };
 
+/// Flexible Data Placement (NVMe TP4146, in NVMe Base 2.1 §3.2.4 and §8.1.10;
+/// docs/reference/fdp-spec.md): what garbage collection may do with data written through a
+/// reclaim unit handle (RUH type, Base 2.1 Fig. 281).
+enum class FdpIsolation : uint8_t {
+  /// Initially isolated: GC may move the data of every handle into one reclaim unit.
+  kInitial,
+  /// Persistently isolated: GC moves a handle's data only into reclaim units holding that
+  /// handle's data.
+  kPersistent,
+};
+
 /// "greedy", "fifo", "cost_benefit", "d_choices", in the order of GcPolicy.
 const std::vector<std::string>& gc_policy_names();
 /// "separate", "shared", in the order of GcStream.
@@ -71,6 +82,11 @@ GcPolicy parse_gc_policy(const std::string& name);
 const char* gc_stream_name(GcStream stream);
 /// Inverse of gc_stream_name. Throws std::invalid_argument naming the allowed values.
 GcStream parse_gc_stream(const std::string& name);
+/// "initial", "persistent", in the order of FdpIsolation.
+const std::vector<std::string>& fdp_isolation_names();
+const char* fdp_isolation_name(FdpIsolation isolation);
+/// Inverse of fdp_isolation_name. Throws std::invalid_argument naming the allowed values.
+FdpIsolation parse_fdp_isolation(const std::string& name);
 
 /// The `device.simflash` section. Default-constructed, it is the "tiny" profile.
 struct SimFlashConfig {
@@ -118,6 +134,20 @@ struct SimFlashConfig {
   /// Seed of the FTL's own RNG (d_choices sampling). Default 1.
   uint64_t seed = 1;
 
+  /// Write every exported page once, in order, when the device is built (before the warm-up):
+  /// a drive in service, whose logical pages a cache does not use still hold valid data, as
+  /// against a fresh one whose unwritten pages are free space to the FTL. Default false.
+  bool precondition = false;
+
+  // --- Flexible Data Placement (ftl.h "Flexible Data Placement") -------------------------
+  /// Reclaim unit handles, each with its own open reclaim unit (a superblock); a write's
+  /// placement handle h < fdp_handles names RUH h. 0 (default): FDP off, one host frontier,
+  /// every placement ignored. Range [0, 256].
+  uint32_t fdp_handles = 0;
+  /// The handles' type. Default initial (FEMU's II handle; CacheLib's drives). Ignored when
+  /// FDP is off.
+  FdpIsolation fdp_isolation = FdpIsolation::kInitial;
+
   // --- Timing (read by the timed mode; the functional FTL ignores them) ------------------
   /// Page read (array to register) latency in µs. Default 75 (MQSim ssdconfig.xml).
   double tR_us = 75.0;
@@ -162,8 +192,19 @@ struct SimFlashConfig {
   /// floor(ρ × physical pages).
   uint64_t exported_pages() const;
   uint64_t exported_bytes() const { return exported_pages() * page_size_bytes; }
-  /// Open write frontiers: 2 (separate GC stream) or 1 (shared).
-  uint32_t frontiers() const { return gc_stream == GcStream::kSeparate ? 2 : 1; }
+  /// Whether FDP is on (fdp_handles > 0).
+  bool fdp() const { return fdp_handles > 0; }
+  /// Host write frontiers: one per reclaim unit handle (1 without FDP).
+  uint32_t host_frontiers() const { return fdp_handles > 0 ? fdp_handles : 1; }
+  /// GC write frontiers: none with a shared GC stream; else one, or one per handle when the
+  /// handles are persistently isolated.
+  uint32_t gc_frontiers() const {
+    if (gc_stream == GcStream::kShared) return 0;
+    return fdp() && fdp_isolation == FdpIsolation::kPersistent ? fdp_handles : 1;
+  }
+  /// Open write frontiers: host_frontiers() + gc_frontiers() (without FDP: 2 with a separate
+  /// GC stream, 1 shared).
+  uint32_t frontiers() const { return host_frontiers() + gc_frontiers(); }
   /// Peak program bandwidth in MiB/s: every plane of every die programs a page per tPROG,
   /// capped by the channels' transfer rate (0 = uncapped). A bound, not a timing model.
   double peak_write_mib_s() const;

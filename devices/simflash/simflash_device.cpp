@@ -25,10 +25,16 @@ SimFlashDevice::SimFlashDevice(const DeviceConfig& config)
 SimFlashDevice::SimFlashDevice(const SimFlashConfig& config)
     : Device(validated_for_device(config).exported_bytes(), config.page_size_bytes),
       ftl_(config),
-      page_shift_(uint32_t(std::countr_zero(config.page_size_bytes))) {}
+      page_shift_(uint32_t(std::countr_zero(config.page_size_bytes))) {
+  if (config.precondition) ftl_.write_extent(0, ftl_.logical_pages());
+}
 
 void SimFlashDevice::do_write(uint64_t offset, uint64_t len) {
   ftl_.write_extent(offset >> page_shift_, len >> page_shift_);
+}
+
+void SimFlashDevice::do_write_placed(uint64_t offset, uint64_t len, uint32_t placement) {
+  ftl_.write_extent(offset >> page_shift_, len >> page_shift_, placement);
 }
 
 void SimFlashDevice::do_read(uint64_t offset, uint64_t len) {

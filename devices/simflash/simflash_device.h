@@ -30,6 +30,7 @@ class SimFlashDevice final : public Device {
 
  private:
   void do_write(uint64_t offset, uint64_t len) override;
+  void do_write_placed(uint64_t offset, uint64_t len, uint32_t placement) override;
   void do_read(uint64_t offset, uint64_t len) override;
   void do_trim(uint64_t offset, uint64_t len) override;
   void do_begin_measurement() override;

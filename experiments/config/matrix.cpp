@@ -302,6 +302,24 @@ ParsedFile parse_file(const std::string& file) {
       for (const auto& sub : val) {
         const std::string full = key + "." + sub.first.Scalar();
         const std::string swhere = where_of(file, sub.first);
+        if (sub.second.IsMap() && !find_key(full) && !allowed_keys_under(full).empty()) {
+          // A nested group of the section (device: {fdp: {handles: 2}}): its scalars.
+          for (const auto& leaf : sub.second) {
+            const std::string name = full + "." + leaf.first.Scalar();
+            const std::string lwhere = where_of(file, leaf.first);
+            if (!find_key(name)) {
+              throw ConfigError(fmt::format("{}: unknown key '{}' (allowed under {}: {})", lwhere,
+                                            name, full, allowed_keys_under(full)));
+            }
+            if (!is_scalar(leaf.second)) {
+              fail_at(lwhere, name, "a scalar (lists belong under matrix:)",
+                      YAML::Dump(leaf.second));
+            }
+            if (pf.base.count(name)) throw ConfigError(lwhere + ": key '" + name + "' given twice");
+            pf.base[name] = {scalar_text(leaf.second), lwhere};
+          }
+          continue;
+        }
         if (!find_key(full)) {
           throw ConfigError(fmt::format("{}: unknown key '{}' (allowed under {}: {})", swhere, full,
                                         key, allowed));

@@ -130,12 +130,16 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
         "whatever the policy",
         plan.cache.capacity_bytes, plan.cache.unit_size ? "objects" : "B", working_set));
   }
+  // A preconditioned device (simflash's device.precondition) holds valid data everywhere.
+  const bool preconditioned = plan.device.params.has("device.precondition") &&
+                              plan.device.params.text("device.precondition") == "true";
   if (plan.layout.places_objects && addressed != 0 && type.size_for_cache != nullptr &&
-      exported != 0 && 10 * addressed < 9 * exported) {
+      exported != 0 && 10 * addressed < 9 * exported && !preconditioned) {
     plan.notes.push_back(fmt::format(
         "the cache addresses {:.0f} % of the device's exported {} B: the FTL sees more free "
         "space than the device's utilization says, so its WA is understated: set "
-        "device.size_to_cache: true",
+        "device.size_to_cache: true, or device.precondition: true for a drive whose other "
+        "pages hold data",
         100.0 * static_cast<double>(addressed) / static_cast<double>(exported), exported));
   }
   if (plan.tiers.enabled() && plan.tiers.dram_capacity_bytes >= plan.cache.capacity_bytes) {

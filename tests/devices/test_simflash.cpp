@@ -888,5 +888,177 @@ TEST_CASE("simflash_blocks_per_plane_for: the smallest valid device holding the 
                     Catch::Contains("device.size_to_cache: no simflash device"));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Flexible Data Placement (ftl.h "Flexible Data Placement").
+
+// Two cyclic sequential streams over disjoint halves of the logical space, A three pages for
+// each of B's: every page is overwritten in the order it was written, so a reclaim unit
+// holding one stream's pages is invalidated whole. B goes through `b_placement`.
+FtlCounters two_sequential_streams(Ftl& ftl, uint32_t b_placement, int passes) {
+  const uint64_t n = ftl.logical_pages();
+  const uint64_t na = n / 2, nb = n - na;
+  uint64_t a = 0, b = 0;
+  auto step = [&] {
+    for (int i = 0; i < 3; ++i) ftl.write(a++ % na, 0);
+    ftl.write(na + b++ % nb, b_placement);
+  };
+  while (a < na || b < nb) step();  // every page written once
+  const FtlCounters warm = ftl.counters();
+  while (b < uint64_t(passes) * nb) step();
+  return ftl.counters() - warm;
+}
+
+TEST_CASE("FDP: streams that invalidate whole reclaim units, a handle each, give WA 1.000",
+          "[simflash][fdp]") {
+  for (double rho : {0.5, 0.8, 0.9}) {
+    for (FdpIsolation iso : {FdpIsolation::kInitial, FdpIsolation::kPersistent}) {
+      for (GcStream stream : {GcStream::kSeparate, GcStream::kShared}) {
+        INFO("rho " << rho << " " << fdp_isolation_name(iso) << " " << gc_stream_name(stream));
+        SimFlashConfig c = geometry(4, 2, 1, 256, 8);  // 256 superblocks of 64 pages
+        c.utilization = rho;
+        c.gc_stream = stream;
+        c.gc_low_watermark = 2;
+        c.gc_high_watermark = 2;
+        c.fdp_handles = 2;
+        c.fdp_isolation = iso;
+        Ftl ftl(c);
+        const FtlCounters d = two_sequential_streams(ftl, 1, 6);
+        REQUIRE_NOTHROW(ftl.check_invariants());
+        CHECK(d.gc_victims > 0);
+        CHECK(d.gc_pages_copied == 0);
+        CHECK(d.wa_ftl() == 1.0);
+        CHECK(d.fdp_media_reallocated_events == 0);
+      }
+    }
+    // The same streams on one handle share every superblock: GC copies.
+    INFO("rho " << rho << " without FDP");
+    SimFlashConfig c = geometry(4, 2, 1, 256, 8);
+    c.utilization = rho;
+    Ftl ftl(c);
+    const FtlCounters d = two_sequential_streams(ftl, 1, 6);  // the placement is ignored
+    CHECK(d.wa_ftl() > 1.05);
+  }
+}
+
+TEST_CASE("FDP: every write on the default handle is the FTL without FDP", "[simflash][fdp]") {
+  for (FdpIsolation iso : {FdpIsolation::kInitial, FdpIsolation::kPersistent}) {
+    for (GcStream stream : {GcStream::kSeparate, GcStream::kShared}) {
+      INFO(fdp_isolation_name(iso) << " " << gc_stream_name(stream));
+      SimFlashConfig c;  // tiny
+      c.gc_stream = stream;
+      c.gc_low_watermark = 2;  // FDP's least with a shared stream too
+      c.gc_high_watermark = 3;
+      SimFlashConfig f = c;
+      f.fdp_handles = 4;
+      f.fdp_isolation = iso;
+      Ftl plain(c), fdp(f);
+      Mix rng{11};
+      const uint64_t n = plain.logical_pages();
+      for (int i = 0; i < 40000; ++i) {
+        const uint64_t lpn = rng.below(n);
+        if (rng.below(10) == 0) {
+          plain.trim(lpn);
+          fdp.trim(lpn);
+        } else {
+          plain.write(lpn);
+          fdp.write(lpn, 0);
+        }
+      }
+      REQUIRE_NOTHROW(fdp.check_invariants());
+      FtlCounters k = fdp.counters();
+      CHECK(k.fdp_invalid_placement_events == 0);
+      CHECK(k.fdp_media_reallocated_events ==
+            (iso == FdpIsolation::kInitial ? k.gc_victims - k.gc_victims_empty : 0));
+      k.fdp_media_reallocated_events = k.fdp_media_reallocated_pages = 0;
+      CHECK(k == plain.counters());
+      CHECK(k.gc_pages_copied > 0);
+      REQUIRE(fdp.fdp_counters().size() == 4);
+      CHECK(fdp.fdp_counters()[0].host_pages_written == k.host_pages_written);
+      CHECK(fdp.fdp_counters()[0].media_pages_written == k.nand_pages_written);
+      CHECK(plain.fdp_counters().empty());
+    }
+  }
+}
+
+TEST_CASE("FDP: isolation, per-handle counts and events under mixed random traffic",
+          "[simflash][fdp]") {
+  for (FdpIsolation iso : {FdpIsolation::kInitial, FdpIsolation::kPersistent}) {
+    for (GcStream stream : {GcStream::kSeparate, GcStream::kShared}) {
+      INFO(fdp_isolation_name(iso) << " " << gc_stream_name(stream));
+      SimFlashConfig c = geometry(2, 2, 1, 128, 16);  // 128 superblocks of 64 pages
+      c.utilization = 0.7;
+      c.gc_stream = stream;
+      c.gc_low_watermark = 2;
+      c.gc_high_watermark = 3;
+      c.fdp_handles = 3;
+      c.fdp_isolation = iso;
+      Ftl ftl(c);
+      Mix rng{uint64_t(iso) * 2 + uint64_t(stream) + 5};
+      const uint64_t n = ftl.logical_pages();
+      uint64_t invalid = 0;
+      for (int i = 0; i < 60000; ++i) {
+        // Handle 0 rewrites a small hot range, 1 and 2 the rest; 1 in 50 writes names a
+        // placement handle the device does not have (RUH 0 then takes it).
+        const uint64_t r = rng.below(50);
+        if (r == 0) {
+          ftl.write(rng.below(n), 7);
+          ++invalid;
+        } else if (r < 25) {
+          ftl.write(rng.below(n / 10), 0);
+        } else {
+          ftl.write(n / 10 + rng.below(n - n / 10), 1 + uint32_t(r % 2));
+        }
+        if (r == 1) ftl.trim(rng.below(n));
+        if (i % 20000 == 0) REQUIRE_NOTHROW(ftl.check_invariants());  // persistent: no mixing
+      }
+      REQUIRE_NOTHROW(ftl.check_invariants());
+      const FtlCounters& k = ftl.counters();
+      CHECK(k.gc_pages_copied > 0);
+      CHECK(k.fdp_invalid_placement_events == invalid);
+      uint64_t host = 0, media = 0;
+      for (const FdpHandleCounters& h : ftl.fdp_counters()) {
+        host += h.host_pages_written;
+        media += h.media_pages_written;
+        CHECK(h.media_pages_written >= h.host_pages_written);
+      }
+      CHECK(host == k.host_pages_written);
+      CHECK(media == k.nand_pages_written);
+      if (iso == FdpIsolation::kInitial) {
+        CHECK(k.fdp_media_reallocated_events == k.gc_victims - k.gc_victims_empty);
+        CHECK(k.fdp_media_reallocated_pages == k.gc_pages_copied);
+      } else {
+        CHECK(k.fdp_media_reallocated_events == 0);
+      }
+      // Every valid page's handle is the one that last wrote its logical page.
+      uint64_t tagged = 0;
+      for (uint32_t ppn = 0; ppn < ftl.physical_pages(); ++ppn) {
+        tagged += ftl.page_handle(ppn) != Ftl::kNoHandle;
+      }
+      uint64_t valid = 0;
+      for (uint32_t sb = 0; sb < ftl.superblocks(); ++sb) valid += ftl.valid_pages(sb);
+      CHECK(tagged == valid);
+    }
+  }
+}
+
+TEST_CASE("FDP: the handles and GC frontiers are open superblocks validate() accounts for",
+          "[simflash][fdp]") {
+  SimFlashConfig c;
+  CHECK(c.frontiers() == 2);
+  c.fdp_handles = 4;
+  CHECK(c.frontiers() == 5);  // four host frontiers, one shared GC frontier
+  c.fdp_isolation = FdpIsolation::kPersistent;
+  CHECK(c.frontiers() == 8);  // and one GC frontier per handle
+  c.gc_stream = GcStream::kShared;
+  c.gc_low_watermark = 1;
+  CHECK(c.frontiers() == 4);
+  CHECK_THROWS_WITH(c.validate(), Contains("gc_low_watermark") && Contains("FDP handles"));
+  c.gc_low_watermark = 2;
+  c.fdp_handles = 257;
+  CHECK_THROWS_WITH(c.validate(), Contains("fdp.handles") && Contains("257"));
+  c.fdp_handles = 64;  // tiny has 64 superblocks: 64 frontiers leave GC nothing
+  CHECK_THROWS_WITH(c.validate(), Contains("gc_high_watermark") && Contains("frontiers 64"));
+}
+
 }  // namespace
 }  // namespace flashpq::test_simflash

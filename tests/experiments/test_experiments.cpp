@@ -259,6 +259,23 @@ TEST_CASE("top-level dotted keys, name and output are accepted", "[experiments]"
   CHECK(ex.cells[0].warmup == 0.25);
 }
 
+TEST_CASE("a nested group inside a section reads as its dotted keys", "[experiments]") {
+  TempDir dir;
+  const Experiment ex = load_experiment(
+      dir.write("nested.yaml", header() + "device:\n  name: simflash\n"
+                                          "  fdp: {handles: 2, isolation: persistent}\n"),
+      {});
+  REQUIRE(ex.cells.size() == 1);
+  CHECK(ex.cells[0].device.params.text("device.fdp.handles") == "2");
+  CHECK(ex.cells[0].device.params.text("device.fdp.isolation") == "persistent");
+  const std::string bad =
+      dir.write("bad.yaml", header() + "device:\n  name: simflash\n  fdp:\n    handels: 2\n");
+  const std::string msg = config_error(bad);
+  CHECK_THAT(msg, Contains(bad + ":7:"));
+  CHECK_THAT(msg, Contains("device.fdp.handels"));
+  CHECK_THAT(msg, Contains("handles"));
+}
+
 // ------------------------------------------------------------------------------------------
 // Errors: file, 1-based line, key and what is allowed.
 
