@@ -266,6 +266,10 @@ struct QueueContext {
   /// The first byte of the device this queue lays its objects out from (a flash engine's; a
   /// hybrid gives its two engines disjoint ranges: engine/hybrid/). Default 0.
   uint64_t device_offset = 0;
+  /// The placement handle the queue writes its data with (Device::write; NVMe FDP,
+  /// docs/reference/fdp-spec.md): 0, the default handle, unless a hybrid gives its engines one
+  /// each. Devices without placement ignore it.
+  uint32_t placement = 0;
 };
 
 /// What a flash engine (a framework declaring kEngine, engine/framework.h) requires of a cell:

@@ -147,6 +147,7 @@ class BigHashQueue {
         device_(ctx.device),
         sink_(ctx.sink),
         base_(ctx.device_offset),
+        placement_(ctx.placement),
         bucket_bytes_(config.bucket_bytes),
         capacity_(config.bucket_bytes - kBigHashBucketHeaderBytes),
         buckets_(bighash_buckets(config, ctx.capacity_bytes, ctx.device.logical_block_bytes())),
@@ -194,7 +195,7 @@ class BigHashQueue {
     }
     // The filter is fixed before the write (BigHash.cpp:346-353); it is DRAM, so doing it after
     // the victims leave is the same.
-    device_.write(offset, bucket_bytes_);
+    device_.write(offset, bucket_bytes_, placement_);
     ++engine_.bucket_rewrites;
     engine_.flash_bytes_written += bucket_bytes_;
     for (uint32_t i = 0; i < victims; ++i) evict_head(b);
@@ -269,7 +270,7 @@ class BigHashQueue {
     } else if (bloom_on_) {
       rebuild_filter(b);
     }
-    device_.write(offset, bucket_bytes_);
+    device_.write(offset, bucket_bytes_, placement_);
     ++engine_.bucket_rewrites;
     engine_.flash_bytes_written += bucket_bytes_;
     ++engine_.removes;
@@ -434,7 +435,8 @@ class BigHashQueue {
   ObjectTable& table_;
   Device& device_;
   EvictionSink sink_;
-  uint64_t base_;  // ctx.device_offset: bucket b is at base_ + b·B
+  uint64_t base_;       // ctx.device_offset: bucket b is at base_ + b·B
+  uint32_t placement_;  // ctx.placement: the FDP placement handle of every write
   uint32_t bucket_bytes_;
   uint32_t capacity_;  // B − 24: the bytes entries may take
   uint64_t buckets_;

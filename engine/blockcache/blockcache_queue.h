@@ -153,6 +153,7 @@ class BlockCacheQueue {
         device_(ctx.device),
         sink_(ctx.sink),
         base_(ctx.device_offset),
+        placement_(ctx.placement),
         config_(config),
         geometry_(
             blockcache_geometry(config, ctx.capacity_bytes, ctx.device.logical_block_bytes())),
@@ -472,7 +473,7 @@ class BlockCacheQueue {
   // doFlush + doFlushInternal: the whole region buffer written, then tracked.
   void flush(uint32_t rid) {
     Region& g = regions_[rid];
-    device_.write(base(rid), region_bytes_);
+    device_.write(base(rid), region_bytes_, placement_);
     engine_.flash_bytes_written += region_bytes_;
     engine_.region_flushes++;
     engine_.external_fragmentation_bytes += region_bytes_ - g.end;
@@ -636,7 +637,8 @@ class BlockCacheQueue {
   ObjectTable& table_;
   Device& device_;
   EvictionSink sink_;
-  uint64_t base_;  // ctx.device_offset: region r is at base_ + r·R
+  uint64_t base_;       // ctx.device_offset: region r is at base_ + r·R
+  uint32_t placement_;  // ctx.placement: the FDP placement handle of every write
   BlockCacheConfig config_;
   BlockCacheGeometry geometry_;
   uint64_t region_bytes_;

@@ -25,6 +25,11 @@
 //     remain; a remove of a key navy's other engine does not hold (a Bloom probe, maybe a bucket
 //     read) is not modelled, as for BigHash alone.
 // Counters, DRAM and device bytes are the two engines' sums.
+// Placement (NVMe FDP, docs/reference/fdp-spec.md): as CacheLib gives navy's BigHash and
+// BlockCache a placement handle each, after the default handle 0 (allocateFdpHandle,
+// cachelib/navy/common/FdpNvme.cpp:49-61; BigHash.cpp:92, RegionManager.cpp:57), the small
+// engine writes with handle 1 and BlockCache with handle 2: device.fdp.handles 3 puts each
+// on a reclaim unit handle of its own; with fewer, a device takes the others through handle 0.
 // framework.hybrid_small_engine kangaroo puts Kangaroo (engine/kangaroo/) in BigHash's place:
 // the same routing, its range at the device's end in whole sets, the same lookup order (its
 // KLog index and its sets' Bloom filters after BlockCache's index). Each call goes to the one
@@ -177,8 +182,9 @@ class HybridQueue {
       : table_(ctx.table),
         small_max_(config.small_item_max_bytes),
         layout_(layout),
-        large_(part(ctx, layout.large_offset, layout.large_bytes)) {
-    const QueueContext small_ctx = part(ctx, layout.small_offset, layout.small_bytes);
+        large_(part(ctx, layout.large_offset, layout.large_bytes, kLargePlacement)) {
+    const QueueContext small_ctx =
+        part(ctx, layout.small_offset, layout.small_bytes, kSmallPlacement);
     if (config.small_engine == HybridConfig::SmallEngine::kKangaroo) {
       kangaroo_.emplace(small_ctx);
     } else {
@@ -186,14 +192,20 @@ class HybridQueue {
     }
   }
 
-  static QueueContext part(const QueueContext& ctx, uint64_t offset, uint64_t bytes) {
+  // An engine's context: its range of the device and its placement handle.
+  static QueueContext part(const QueueContext& ctx, uint64_t offset, uint64_t bytes,
+                           uint32_t placement) {
     QueueContext c = ctx;
     c.capacity_bytes = bytes;
     c.device_offset = ctx.device_offset + offset;
+    c.placement = placement;
     return c;
   }
 
   bool small(uint64_t size) const { return size <= small_max_; }
+
+  static constexpr uint32_t kSmallPlacement = 1;
+  static constexpr uint32_t kLargePlacement = 2;
 
   ObjectTable& table_;
   uint64_t small_max_;

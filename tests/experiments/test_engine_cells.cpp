@@ -238,6 +238,32 @@ TEST_CASE("hybrid cell: small objects to BigHash, large to BlockCache, on a file
   CHECK(num(on_file, "verify_blocks_checked") > 0);
 }
 
+TEST_CASE("hybrid cell on an FDP simflash: each engine on its handle keeps the device WA near 1",
+          "[engines][hybrid][fdp]") {
+  // experiments/placement/cachelib_fdp.yaml at its 100 % point, shrunk: a 64 MiB hybrid (BigHash
+  // 4 %) filling a preconditioned 64 MiB device (smaller, the open frontiers of the handles
+  // take a visible share of its 7 % spare space). Without FDP BigHash's bucket rewrites share
+  // every superblock with BlockCache's regions; with 3 handles they do not.
+  const std::string body =
+      "trace:\n  format: generator\n  generator: zipf\n  objects: 150000\n  alpha: 0.8\n"
+      "  requests: 600000\n  size_distribution: lognormal\n  size: 1000\n"
+      "  size_sigma: 1.2\n  size_min: 50\n  size_max: 64KiB\n"
+      "cache: {capacity: 64MiB}\npolicy: {name: fifo}\n"
+      "framework: {name: hybrid, hybrid_small_pct: 4, blockcache_region_size: 1MiB}\n"
+      "device: {name: simflash, profile: tiny, utilization: 0.93, capacity: 64MiB, "
+      "precondition: true";
+  const RowMap mixed = run_one(body + "}\n");
+  const RowMap placed = run_one(body + ", fdp: {handles: 3}}\n");
+  CHECK(placed.at("object_hit_ratio") == mixed.at("object_hit_ratio"));
+  CHECK(placed.at("wa_implementation") == mixed.at("wa_implementation"));
+  CHECK(placed.at("host_pages_written") == mixed.at("host_pages_written"));
+  CHECK(num(mixed, "host_pages_written") > 10 * 64 * 256);  // ten device capacities and more
+  CHECK(num(mixed, "wa_ftl") > 1.8);
+  CHECK(num(placed, "wa_ftl") < 1.15);
+  CHECK(placed.at("device.fdp.handles") == "3");
+  CHECK(placed.at("device.precondition") == "true");
+}
+
 TEST_CASE("engines refuse what they cannot run, before any cell", "[engines]") {
   testing::TempDir dir;
   const std::string base = kSmallObjects + "cache: {capacity: 0.2}\n";
