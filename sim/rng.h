@@ -58,6 +58,8 @@ class RngStream {
   static constexpr uint64_t kBlockCacheReinsertionStream = 12;
   /// Kangaroo's random admission before its log (engine/kangaroo/).
   static constexpr uint64_t kKangarooAdmissionStream = 13;
+  /// simflash's misplaced FDP writes (device.fdp.misplaced_fraction).
+  static constexpr uint64_t kFdpMisplacementStream = 14;
 
   RngStream(uint64_t seed, uint64_t stream) {
     // Distinct (seed, stream) pairs give distinct splitmix64 starting points: the stream id is

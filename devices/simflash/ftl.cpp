@@ -32,6 +32,7 @@ FtlCounters FtlCounters::operator-(const FtlCounters& e) const {
   d.fdp_media_reallocated_events = fdp_media_reallocated_events - e.fdp_media_reallocated_events;
   d.fdp_media_reallocated_pages = fdp_media_reallocated_pages - e.fdp_media_reallocated_pages;
   d.fdp_invalid_placement_events = fdp_invalid_placement_events - e.fdp_invalid_placement_events;
+  d.fdp_misplaced_writes = fdp_misplaced_writes - e.fdp_misplaced_writes;
   return d;
 }
 
@@ -91,6 +92,8 @@ Ftl::Ftl(const SimFlashConfig& config) : config_(config), rng_(config.seed, RngS
     p2h_.assign(config_.physical_pages(), 0);
     sb_owner_.assign(nsb_, 0);
     fdp_counters_.assign(config_.fdp_handles, FdpHandleCounters{});
+    misplace_ = config_.fdp_misplaced_fraction > 0.0 && config_.fdp_handles > 1;
+    misplace_rng_ = RngStream(config_.seed, RngStream::kFdpMisplacementStream);
   }
 
   next_.assign(nsb_, kNone);

@@ -104,6 +104,9 @@ struct FtlCounters {
   /// FDP event 03h, Invalid Placement Identifier: host writes whose placement handle is not
   /// below fdp_handles (written through RUH 0). 0 without FDP.
   uint64_t fdp_invalid_placement_events = 0;
+  /// Host write requests sent through another handle than their own
+  /// (SimFlashConfig::fdp_misplaced_fraction).
+  uint64_t fdp_misplaced_writes = 0;
 
   /// NAND ÷ host pages written; 0 when no host page was written.
   double wa_ftl() const {
@@ -348,10 +351,21 @@ class Ftl {
   }
   // The reclaim unit handle of a write's placement handle (FDP; 0 without it).
   uint32_t handle_of(uint32_t placement) {
-    if (!fdp_ || placement == 0) return 0;
-    if (placement < config_.fdp_handles) return placement;
-    ++counters_.fdp_invalid_placement_events;
-    return 0;
+    if (!fdp_) return 0;
+    uint32_t h = 0;
+    if (placement < config_.fdp_handles) {
+      h = placement;
+    } else {
+      ++counters_.fdp_invalid_placement_events;
+    }
+    if (misplace_) [[unlikely]] {
+      if (misplace_rng_.uniform() < config_.fdp_misplaced_fraction) {
+        ++counters_.fdp_misplaced_writes;
+        h = (h + 1 + static_cast<uint32_t>(misplace_rng_.below(config_.fdp_handles - 1))) %
+            config_.fdp_handles;
+      }
+    }
+    return h;
   }
   // Where GC copies the valid pages of victim sb (ftl.h's file comment).
   Frontier& gc_frontier(uint32_t sb) {
@@ -404,6 +418,8 @@ class Ftl {
   // handles), per-handle counts.
   static constexpr uint16_t kMixed = 0xFFFF;
   bool fdp_ = false;
+  bool misplace_ = false;           // fdp_misplaced_fraction > 0 with at least 2 handles
+  RngStream misplace_rng_{0, 0};    // stream kFdpMisplacementStream of the config's seed
   std::vector<uint8_t> p2h_;        // by physical page
   std::vector<uint16_t> sb_owner_;  // by superblock
   std::vector<FdpHandleCounters> fdp_counters_;

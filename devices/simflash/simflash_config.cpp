@@ -181,6 +181,9 @@ void SimFlashConfig::validate() const {
 
   check_range("gc_d", gc_d, 1, 1024);
   check_range("fdp.handles", fdp_handles, 0, 256);
+  if (!(fdp_misplaced_fraction >= 0.0 && fdp_misplaced_fraction <= 1.0)) {
+    fail("fdp.misplaced_fraction", "a share in [0, 1]", num(fdp_misplaced_fraction));
+  }
   // A shared GC stream writes its first copies into the host frontier that just opened, unless
   // FDP gives each handle a frontier of its own: the victim's may need a free superblock too.
   const uint32_t min_low = gc_stream == GcStream::kSeparate || fdp_handles > 1 ? 2 : 1;
@@ -396,6 +399,11 @@ const KeySpec kFdpHandles =
     field("fdp.handles", ValueType::kInt)
         .range(0, 256)
         .desc("FDP reclaim unit handles, a write frontier each (0: FDP off)");
+const KeySpec kFdpMisplaced =
+    field("fdp.misplaced_fraction", ValueType::kFloat)
+        .units("fraction")
+        .range(0, 1)
+        .desc("FDP: share of writes sent through another handle than their own (misclassified)");
 const KeySpec kFdpIsolation = field("fdp.isolation", ValueType::kEnum)
                                   .choices(fdp_isolation_names())
                                   .desc("FDP handle type: may GC mix handles' data");
@@ -464,6 +472,7 @@ const ComponentSpec& simflash_spec() {
        kPrecondition,
        kFdpHandles,
        kFdpIsolation,
+       kFdpMisplaced,
        kTr,
        kTprog,
        kTbers,
@@ -524,6 +533,7 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
   if (params.has(kFdpIsolation.name)) {
     f.fdp_isolation = parse_fdp_isolation(params.get<std::string>(kFdpIsolation));
   }
+  real(kFdpMisplaced, &f.fdp_misplaced_fraction);
   real(kTr, &f.tR_us);
   real(kTprog, &f.tPROG_us);
   real(kTbers, &f.tBERS_us);
@@ -563,6 +573,7 @@ void show_simflash_config(const SimFlashConfig& f, Params& shown) {
   shown.set(kPrecondition.name, f.precondition ? "true" : "false");
   shown.set(kFdpHandles.name, std::to_string(f.fdp_handles));
   shown.set(kFdpIsolation.name, fdp_isolation_name(f.fdp_isolation));
+  shown.set(kFdpMisplaced.name, shown_number(f.fdp_misplaced_fraction));
   shown.set(kTr.name, shown_number(f.tR_us));
   shown.set(kTprog.name, shown_number(f.tPROG_us));
   shown.set(kTbers.name, shown_number(f.tBERS_us));

@@ -147,6 +147,11 @@ struct SimFlashConfig {
   /// The handles' type. Default initial (FEMU's II handle; CacheLib's drives). Ignored when
   /// FDP is off.
   FdpIsolation fdp_isolation = FdpIsolation::kInitial;
+  /// Share of host writes whose placement the host got wrong: each write request goes, with
+  /// this probability, through another handle than its own, drawn uniformly (a misclassified
+  /// lifetime, as WARP, FAST'26, studies). Seeded (stream kFdpMisplacementStream of the seed).
+  /// Default 0. Range [0, 1]; needs at least 2 handles to act.
+  double fdp_misplaced_fraction = 0.0;
 
   // --- Timing (read by the timed mode; the functional FTL ignores them) ------------------
   /// Page read (array to register) latency in µs. Default 75 (MQSim ssdconfig.xml).

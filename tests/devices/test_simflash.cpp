@@ -1041,6 +1041,35 @@ TEST_CASE("FDP: isolation, per-handle counts and events under mixed random traff
   }
 }
 
+TEST_CASE("FDP: misplaced writes take another handle at the configured rate and cost WA",
+          "[simflash][fdp]") {
+  double previous = 0.0;
+  for (double p : {0.0, 0.05, 0.3}) {
+    INFO("misplaced " << p);
+    SimFlashConfig c = geometry(4, 2, 1, 256, 8);
+    c.utilization = 0.8;
+    c.fdp_handles = 2;
+    c.fdp_misplaced_fraction = p;
+    Ftl ftl(c);
+    const FtlCounters d = two_sequential_streams(ftl, 1, 6);
+    const FtlCounters& all = ftl.counters();
+    // Binomial: within 5 standard deviations of p × the write requests.
+    const double n = double(all.host_pages_written);
+    CHECK(std::abs(double(all.fdp_misplaced_writes) - p * n) <= 5 * std::sqrt(n * p * (1 - p)) + 1);
+    if (p == 0.0) {
+      CHECK(d.wa_ftl() == 1.0);
+    } else {
+      CHECK(d.wa_ftl() > previous);
+    }
+    previous = d.wa_ftl();
+    REQUIRE_NOTHROW(ftl.check_invariants());
+  }
+  SimFlashConfig c;
+  c.fdp_handles = 2;
+  c.fdp_misplaced_fraction = 1.5;
+  CHECK_THROWS_WITH(c.validate(), Contains("fdp.misplaced_fraction") && Contains("1.5"));
+}
+
 TEST_CASE("FDP: the handles and GC frontiers are open superblocks validate() accounts for",
           "[simflash][fdp]") {
   SimFlashConfig c;
