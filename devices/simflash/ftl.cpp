@@ -462,7 +462,7 @@ void Ftl::check_invariants() const {
     }
   }
   // FDP: a superblock opened for handle h holds only h's data when the handles are
-  // persistently isolated, and host writes of h alone in any case but the shared GC stream.
+  // persistently isolated.
   if (fdp_ && config_.fdp_isolation == FdpIsolation::kPersistent) {
     for (uint32_t ppn = 0; ppn < p2l_.size(); ++ppn) {
       if (p2l_[ppn] == kNone) continue;

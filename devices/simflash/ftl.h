@@ -41,8 +41,10 @@
 // the victim's handle. Each physical page keeps the handle its data was written through, so
 // host and media pages are counted per handle (FEMU counts HBMW/MBMW per RUH too), and a victim
 // of an initially isolated handle holding valid data raises event 80h, Media Reallocated, with
-// the pages moved (FEMU raises 81h instead; Base 2.1 p. 300 defines 80h for this). Without FDP
-// every placement handle is ignored and nothing here changes a count.
+// the pages moved (FEMU raises 81h instead; Base 2.1 p. 300 defines 80h for this). A host that
+// misclassifies lifetimes is modelled by fdp_misplaced_fraction: each write request goes, with
+// that probability, through another handle drawn uniformly (seeded). Without FDP every
+// placement handle is ignored and nothing here changes a count.
 //
 // Counters (FtlCounters) can be snapshotted and subtracted, to measure after a warm-up:
 // wa_ftl = NAND page writes ÷ host page writes (Hu et al.; the RIPQ paper's "FTL write
