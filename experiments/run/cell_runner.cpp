@@ -131,8 +131,10 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
         plan.cache.capacity_bytes, plan.cache.unit_size ? "objects" : "B", working_set));
   }
   // A preconditioned device (simflash's device.precondition) holds valid data everywhere.
-  const bool preconditioned = plan.device.params.has("device.precondition") &&
-                              plan.device.params.text("device.precondition") == "true";
+  bool preconditioned = false;
+  if (plan.device.params.has("device.precondition")) {
+    parse_bool(plan.device.params.text("device.precondition"), &preconditioned);  // checked
+  }
   if (plan.layout.places_objects && addressed != 0 && type.size_for_cache != nullptr &&
       exported != 0 && 10 * addressed < 9 * exported && !preconditioned) {
     plan.notes.push_back(fmt::format(
