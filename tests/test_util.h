@@ -185,6 +185,30 @@ inline FrameworkConfig exact_config(bool naive = false, uint32_t alignment = 409
   return f;
 }
 
+/// with_framework() (engine/framework.h) over the frameworks of `list` only: builds
+/// Cache<P, F::Queue<P>, A> for the framework `framework.name` names and calls fn(cache). The
+/// caller's code is instantiated for those frameworks alone, not for every registered one (a
+/// test's compile time). Throws std::invalid_argument for a name outside the list.
+template <class... F, Policy P, class A, class Fn>
+void with_framework_among(TypeList<F...> list, const FrameworkConfig& framework,
+                          const CacheConfig& cache, P policy, Device& device, A admission,
+                          Fn&& fn) {
+  with_type_named(list, framework.name, "framework.name", [&](auto type) {
+    using Fw = typename decltype(type)::type;
+    Cache<P, typename Fw::template Queue<P>, A> c(cache, framework, std::move(policy), device,
+                                                  std::move(admission));
+    fn(c);
+  });
+}
+
+/// As above, admitting everything.
+template <class... F, Policy P, class Fn>
+void with_framework_among(TypeList<F...> list, const FrameworkConfig& framework,
+                          const CacheConfig& cache, P policy, Device& device, Fn&& fn) {
+  with_framework_among(list, framework, cache, std::move(policy), device,
+                       NoAdmission(AdmissionConfig{}, 0), std::forward<Fn>(fn));
+}
+
 /// Policy P that also appends each delete-min victim's key to `evicted` (the queue calls
 /// on_evict while the victim is still queued), and on RIPQ its data's device offset
 /// (RipqQueue::data_offset) to `offsets` if given.

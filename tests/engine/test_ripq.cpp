@@ -76,6 +76,14 @@ struct Run {
   double ratio() const { return static_cast<double>(hits) / static_cast<double>(gets); }
 };
 
+// with_framework() over exact and RIPQ only (tests/test_util.h).
+template <class P, class Fn>
+void with_exact_or_ripq(const FrameworkConfig& fc, const CacheConfig& cc, P policy, Device& device,
+                        Fn&& fn) {
+  testing::with_framework_among(TypeList<ExactFramework, RipqFramework>{}, fc, cc,
+                                std::move(policy), device, std::forward<Fn>(fn));
+}
+
 // Replays `reqs` through `pc` on framework `fc` (exact or ripq) on `device`.
 Run replay(const std::vector<Request>& reqs, const PolicyConfig& pc, const FrameworkConfig& fc,
            uint64_t capacity, Device& device) {
@@ -83,7 +91,7 @@ Run replay(const std::vector<Request>& reqs, const PolicyConfig& pc, const Frame
   cc.capacity_bytes = capacity;
   Run run;
   with_policy(pc, [&](auto p) {
-    with_framework(fc, cc, std::move(p), device, [&](auto& cache) {
+    with_exact_or_ripq(fc, cc, std::move(p), device, [&](auto& cache) {
       for (const Request& r : reqs) {
         const bool hit = cache.access(r);
         if (r.op == Op::kGet) {
@@ -164,7 +172,7 @@ TEST_CASE("RIPQ with too few blocks: an error naming a block size, a reserve and
   CacheConfig cc;
   cc.capacity_bytes = shape.capacity_bytes;
   CHECK_THROWS_WITH(
-      with_framework(fc, cc, LruPolicy(PolicyConfig{"lru", {}}), device, [](auto&) {}),
+      with_exact_or_ripq(fc, cc, LruPolicy(PolicyConfig{"lru", {}}), device, [](auto&) {}),
       Catch::Contains("make only 5 device blocks of 1048576 B (framework.block_size "
                       "1MiB)"));
 }
@@ -612,7 +620,7 @@ TEST_CASE("index map: at most 32 B per cached object -- with the queue structure
       fc.name = framework;
       NullDevice device;
       with_policy(policy(name), [&](auto p) {
-        with_framework(
+        with_exact_or_ripq(
             fc, testing::cache_config(capacity, true), std::move(p), device, [&](auto& cache) {
               cache.reserve(capacity);
               for (const Request& r : reqs) cache.access(r);

@@ -226,8 +226,7 @@ TEST_CASE("calibrate: recovers tR, tPROG, channel bandwidth and the geometry of 
   }
 }
 
-TEST_CASE("calibrate: the same on a three-candidate grid (fast enough for the sanitizers)",
-          "[calibrate]") {
+TEST_CASE("calibrate: the same on a three-candidate grid", "[calibrate][slow]") {
   const Characterization c = characterize_simflash(truth());
   CalibrateOptions o;
   o.base = simflash_profile("tiny");
@@ -279,7 +278,7 @@ TEST_CASE("calibrate: 5 % noise on every figure degrades the fit gracefully", "[
   }
 }
 
-TEST_CASE("calibrate: held-out patterns are predicted, not fitted", "[calibrate]") {
+TEST_CASE("calibrate: held-out patterns are predicted, not fitted", "[calibrate][slow]") {
   const Characterization c = characterize_simflash(truth());
   CalibrateOptions o;
   o.base = simflash_profile("tiny");

@@ -88,7 +88,7 @@ const std::string kW106 = FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.z
 const std::string kCloud = FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.oracleGeneral.bin";
 const std::string kAdapt = FLASHPQ_SHARED_TRACES "/converted/adaptsize-request.oracleGeneral.zst";
 
-TEST_CASE("exact_lru equals the LRU cells where its rows say exact", "[curves]") {
+TEST_CASE("exact_lru equals the LRU cells where its rows say exact", "[curves][slow]") {
   struct Case {
     std::string trace;
     bool unit;
@@ -98,7 +98,7 @@ TEST_CASE("exact_lru equals the LRU cells where its rows say exact", "[curves]")
   for (const Case& k : {Case{kCloud, false, "0", true}, Case{kCloud, true, "0.3", true},
                         Case{kAdapt, true, "0", true}, Case{kW106, true, "0.1", true},
                         Case{kAdapt, false, "0", false}}) {
-    // w106 (5.3 M requests) at three sizes: the sanitizers' run stays short.
+    // w106 (5.3 M requests) at three sizes: the run stays short.
     const std::vector<std::string> sizes =
         k.trace == kW106 ? std::vector<std::string>{"0.01", "0.1", "0.5"} : kSizes;
     INFO(k.trace << " unit_size " << k.unit << " warmup " << k.warmup);
@@ -124,7 +124,7 @@ TEST_CASE("exact_lru equals the LRU cells where its rows say exact", "[curves]")
 }
 
 TEST_CASE("SHARDS and miniature simulation: the stated errors against the exact curve",
-          "[curves]") {
+          "[curves][slow]") {
   // docs/guide/curves.md "Accuracy": mean absolute error over the six sizes.
   const std::vector<Override> unit = {{"cache.unit_size", "true"}};
   const std::vector<ResultRow> exact = curve(kW106, "exact_lru", unit);
@@ -170,7 +170,7 @@ TEST_CASE("fixed-size SHARDS with room for every key is the exact curve", "[curv
   }
 }
 
-TEST_CASE("minisim at 1 %: RIPQ-SLRU's hit ratio and WA against full cells", "[curves]") {
+TEST_CASE("minisim at 1 %: RIPQ-SLRU's hit ratio and WA against full cells", "[curves][slow]") {
   // docs/guide/curves.md "Accuracy": w106 in unit-size mode, RIPQ with SLRU-3.
   const std::vector<Override> sets = {
       {"cache.unit_size", "true"}, {"framework.name", "ripq"}, {"policy.name", "slru"}};

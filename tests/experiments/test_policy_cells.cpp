@@ -84,7 +84,7 @@ TEST_CASE("the new policies on simflash: objects placed, device writes and WA",
 }
 
 TEST_CASE("a policy that owns its structure on a real file decides as on the null device",
-          "[experiments][policies][block]") {
+          "[experiments][policies][block][slow]") {
   // Naive placement: every admitted object written to the file at an extent of its own, read on
   // each hit and checked (verify), trimmed when it leaves.
   testing::TempDir dir(testing::scratch_dir());

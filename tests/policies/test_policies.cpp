@@ -82,33 +82,30 @@ class ExactCache : private ExactRig, public Cache<P, ExactQueueFor<P>> {
       : ExactRig(), Cache<P, ExactQueueFor<P>>(config, framework, std::move(policy), device) {}
 };
 
-/// Calls fn(ref) with the reference model for `policy`.
-template <class Fn>
-void with_ref(const PolicyConfig& policy, const RefConfig& config, Fn&& fn) {
-  if (policy.name == "fifo") {
-    RefFifo r(config);
-    fn(r);
-  } else if (policy.name == "lru") {
-    RefLru r(config);
-    fn(r);
-  } else if (policy.name == "slru") {
-    RefSlru r(config, policy.params.get<uint32_t>(kSegmentsKey));
-    fn(r);
-  } else if (policy.name == "gdsf") {
-    RefGdsf r(config, policy.params.get<uint32_t>(kSegmentsKey));
-    fn(r);
-  } else {
-    FAIL("no reference model for policy " << policy.name);
-  }
-}
-
-/// Calls fn(cache, ref): the engine's exact cache and the reference model for one policy.
+/// Calls fn(cache, ref): the engine's exact cache and the reference model for one policy. Both
+/// are built by type (the reference for each priority policy), not through with_framework(),
+/// which would instantiate the caller's code for every framework and every reference model.
 template <class Fn>
 void with_engine_and_ref(const PolicyConfig& policy, const CacheConfig& config, Fn&& fn) {
   with_policy(policy, [&](auto p) {
-    with_framework(FrameworkConfig{}, config, std::move(p), [&](auto& cache) {
-      with_ref(policy, ref_config(config), [&](auto& ref) { fn(cache, ref); });
-    });
+    using P = decltype(p);
+    ExactCache<P> cache(config, std::move(p));
+    const RefConfig rc = ref_config(config);
+    if constexpr (std::is_same_v<P, FifoPolicy>) {
+      RefFifo ref(rc);
+      fn(cache, ref);
+    } else if constexpr (std::is_same_v<P, LruPolicy>) {
+      RefLru ref(rc);
+      fn(cache, ref);
+    } else if constexpr (std::is_same_v<P, SlruPolicy>) {
+      RefSlru ref(rc, policy.params.get<uint32_t>(kSegmentsKey));
+      fn(cache, ref);
+    } else if constexpr (std::is_same_v<P, GdsfPolicy>) {
+      RefGdsf ref(rc, policy.params.get<uint32_t>(kSegmentsKey));
+      fn(cache, ref);
+    } else {
+      FAIL("no reference model for policy " << policy.name);
+    }
   });
 }
 
@@ -240,7 +237,7 @@ void check_trace_agreement(const std::vector<Request>& trace,
 
 #ifdef FLASHPQ_SHARED_TRACES
 TEST_CASE("policies agree with the reference models on w106 (first 100k, unit sizes)",
-          "[policies][agreement]") {
+          "[policies][agreement][slow]") {
   const auto& trace =
       load_trace(FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst", 100'000);
   REQUIRE(trace.size() == 100'000);
@@ -855,12 +852,9 @@ TEST_CASE("classic GDSF (segments 0): frequency without a cap, and SLRU refuses 
   // keeps counting (n = 100).
   CacheConfig config = cache_config(10, /*unit_size=*/false);
   for (const uint32_t cap : {64u, 0u}) {
-    with_policy(policy_config("gdsf", cap), [&](auto p) {
-      with_framework(FrameworkConfig{}, config, std::move(p), [&](auto& cache) {
-        for (int i = 0; i < 100; ++i) cache.access(get(1, 1));
-        CHECK(gdsf_priority(cache, 1) == (cap == 0 ? 100.0 : 64.0));
-      });
-    });
+    ExactCache<GdsfPolicy> cache(config, GdsfPolicy(policy_config("gdsf", cap)));
+    for (int i = 0; i < 100; ++i) cache.access(get(1, 1));
+    CHECK(gdsf_priority(cache, 1) == (cap == 0 ? 100.0 : 64.0));
   }
   CHECK_THROWS_WITH(check_policy(policy_config("slru", 0)),
                     Catch::Contains("policy.segments") && Catch::Contains("slru"));
@@ -886,25 +880,22 @@ void check_against_libcachesim(const std::vector<Request>& trace, bool unit_size
   const uint64_t wss = working_set(trace, unit_size);
   for (const LibCacheSimRow& row : rows) {
     const auto capacity = static_cast<uint64_t>(row.fraction * static_cast<double>(wss));
-    with_policy(policy_config("gdsf", 0), [&](auto p) {
-      with_framework(FrameworkConfig{}, cache_config(capacity, unit_size), std::move(p),
-                     [&](auto& cache) {
-                       double hits = 0, hit_bytes = 0, bytes = 0;
-                       for (const Request& r : trace) {
-                         const bool hit = cache.access(r);
-                         hits += hit;
-                         hit_bytes += hit ? r.size_bytes : 0;
-                         bytes += r.size_bytes;
-                       }
-                       const double n = static_cast<double>(trace.size());
-                       INFO("fraction " << row.fraction);
-                       // libCacheSim prints 4 decimals: the object miss ratio is equal within
-                       // its rounding; the byte miss ratio too but for cloudPhysicsIO at 0.2
-                       // (0.85001 here against 0.8501): within 0.0002, where the target is 0.01.
-                       CHECK(std::abs((1 - hits / n) - row.miss) <= 0.00006);
-                       CHECK(std::abs((1 - hit_bytes / bytes) - row.byte_miss) <= 0.0002);
-                     });
-    });
+    ExactCache<GdsfPolicy> cache(cache_config(capacity, unit_size),
+                                 GdsfPolicy(policy_config("gdsf", 0)));
+    double hits = 0, hit_bytes = 0, bytes = 0;
+    for (const Request& r : trace) {
+      const bool hit = cache.access(r);
+      hits += hit;
+      hit_bytes += hit ? r.size_bytes : 0;
+      bytes += r.size_bytes;
+    }
+    const double n = static_cast<double>(trace.size());
+    INFO("fraction " << row.fraction);
+    // libCacheSim prints 4 decimals: the object miss ratio is equal within
+    // its rounding; the byte miss ratio too but for cloudPhysicsIO at 0.2
+    // (0.85001 here against 0.8501): within 0.0002, where the target is 0.01.
+    CHECK(std::abs((1 - hits / n) - row.miss) <= 0.00006);
+    CHECK(std::abs((1 - hit_bytes / bytes) - row.byte_miss) <= 0.0002);
   }
 }
 
@@ -919,7 +910,8 @@ TEST_CASE("classic GDSF matches libCacheSim's GDSF on the bundled trace", "[poli
 }
 
 #ifdef FLASHPQ_SHARED_TRACES
-TEST_CASE("classic GDSF matches libCacheSim's GDSF on cloudPhysicsIO and w106", "[policies]") {
+TEST_CASE("classic GDSF matches libCacheSim's GDSF on cloudPhysicsIO and w106",
+          "[policies][slow]") {
   check_against_libcachesim(
       load_trace(FLASHPQ_SHARED_TRACES "/libcachesim/cloudPhysicsIO.oracleGeneral.bin", SIZE_MAX),
       false,

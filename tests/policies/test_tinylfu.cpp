@@ -1007,17 +1007,13 @@ TEST_CASE("TinyLFU on RIPQ and SIPQ compares each candidate with an object delet
         with_policy(policy_config(policy), [&](auto p) {
           using P = EvictionRecording<decltype(p)>;
           using A = DecisionRecording<TinyLfuAdmission>;
-          with_framework(framework, cache_config(capacity), P(std::move(p), &evicted, &offsets),
-                         device, A(TinyLfuAdmission(tinylfu(), capacity / mean_size), &decisions),
-                         [&](auto& cache) {
-                           // with_framework builds the exact cache too, never run here.
-                           if constexpr (
-                               requires { cache.queue().free_slots(); } ||
-                               requires { cache.queue().sealed_blocks(); }) {
-                             n = admission_lockstep(cache, device, *t.requests, framework, evicted,
-                                                    offsets, decisions);
-                           }
-                         });
+          with_framework_among(TypeList<RipqFramework, SipqFramework>{}, framework,
+                               cache_config(capacity), P(std::move(p), &evicted, &offsets), device,
+                               A(TinyLfuAdmission(tinylfu(), capacity / mean_size), &decisions),
+                               [&](auto& cache) {
+                                 n = admission_lockstep(cache, device, *t.requests, framework,
+                                                        evicted, offsets, decisions);
+                               });
         });
         UNSCOPED_INFO(t.name << " " << framework.name << " θ "
                              << framework.params.get<double>(kOccupancyKey) << " threshold "
