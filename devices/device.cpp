@@ -100,6 +100,22 @@ std::unique_ptr<Device> make_device(const DeviceConfig& config) {
   return device_type(config.name).make(config);
 }
 
+uint32_t Device::zone_index(uint64_t offset, const char* what) const {
+  if (!zones_.zoned()) {
+    throw std::invalid_argument(std::string("device ") + what + " at offset " +
+                                std::to_string(offset) +
+                                ": the device has no zones (simflash with device.zns.zone_capacity "
+                                "has)");
+  }
+  if (offset % zones_.zone_size_bytes != 0 || offset / zones_.zone_size_bytes >= zones_.zones) {
+    throw std::invalid_argument(
+        std::string("device ") + what + " at offset " + std::to_string(offset) +
+        ": expected a zone's start, a multiple of " + std::to_string(zones_.zone_size_bytes) +
+        " below " + std::to_string(zones_.zone_size_bytes * zones_.zones));
+  }
+  return static_cast<uint32_t>(offset / zones_.zone_size_bytes);
+}
+
 void Device::check_slow(uint64_t offset, uint64_t len, const char* what) const {
   if (len == 0 || offset % block_bytes_ != 0 || len % block_bytes_ != 0) {
     throw std::invalid_argument(std::string("device ") + what + " at offset " +

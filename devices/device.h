@@ -28,6 +28,21 @@ struct DeviceCounters {
   uint64_t read_bytes = 0;
   uint64_t trims = 0;
   uint64_t trimmed_bytes = 0;
+  /// Zone resets (zoned devices; a zone append counts as a write).
+  uint64_t zone_resets = 0;
+};
+
+/// A zoned device's zones (NVMe Zoned Namespace Command Set 1.1): zone i spans the logical
+/// bytes [i·zone_size_bytes, (i + 1)·zone_size_bytes), of which the first zone_capacity_bytes
+/// are writable, sequentially at the zone's write pointer. All zero on a device without zones.
+struct ZoneGeometry {
+  uint64_t zone_size_bytes = 0;
+  uint64_t zone_capacity_bytes = 0;
+  uint32_t zones = 0;
+  /// Zones open at once, and open or closed at once, at most; 0 = no limit.
+  uint32_t max_open_zones = 0;
+  uint32_t max_active_zones = 0;
+  bool zoned() const { return zone_size_bytes > 0; }
 };
 
 /// The `device:` section of an experiment: the registered name of the device (the registry in
@@ -120,6 +135,34 @@ class Device {
     count_trim(len);
   }
 
+  /// The device's zones (zone_geometry().zoned() false on a device without zones, where every
+  /// zone operation throws std::invalid_argument). On a zoned device write() must be at the
+  /// zone's write pointer and within its capacity: the device throws (simflash: ZoneError,
+  /// devices/simflash/ftl.h) otherwise.
+  const ZoneGeometry& zone_geometry() const { return zones_; }
+  /// Zone Reset of the zone starting at byte `zone_offset`: its data is discarded, its write
+  /// pointer returns to its start. Throws std::invalid_argument when the device has no zones
+  /// or zone_offset is not a zone's start.
+  void zone_reset(uint64_t zone_offset) {
+    const uint32_t z = zone_index(zone_offset, "zone reset");
+    counters_.zone_resets++;
+    do_zone_reset(z);
+  }
+  /// Zone Finish: the zone becomes full at its write pointer. Throws as zone_reset().
+  void zone_finish(uint64_t zone_offset) { do_zone_finish(zone_index(zone_offset, "zone finish")); }
+  /// Zone Append of `len` bytes to the zone starting at `zone_offset`: written at the zone's
+  /// write pointer, whose byte offset is returned. Counted as a write. Throws as zone_reset(),
+  /// for len as write(), and as the device refuses the write (a full zone, past the capacity).
+  uint64_t zone_append(uint64_t zone_offset, uint64_t len) {
+    const uint32_t z = zone_index(zone_offset, "zone append");
+    check(zone_offset, len, "zone append");
+    if (fault_) [[unlikely]]
+      fault_->check(FaultInjector::kWrite, zone_offset, len);
+    const uint64_t at = do_zone_append(z, len);
+    count_write(len);
+    return at;
+  }
+
   /// Throws std::invalid_argument as write/read/trim would for this extent (`what` names the
   /// operation in the message), without doing anything: for callers that check a whole
   /// workload before its first I/O.
@@ -195,6 +238,8 @@ class Device {
     counters_.trims++;
     counters_.trimmed_bytes += len;
   }
+  /// A zoned implementation declares its zones once, at construction.
+  void set_zone_geometry(const ZoneGeometry& zones) { zones_ = zones; }
 
  private:
   virtual void do_write(uint64_t offset, uint64_t len) = 0;
@@ -203,12 +248,20 @@ class Device {
     do_write(offset, len);
   }
   virtual void do_read(uint64_t offset, uint64_t len) = 0;
+  // Zone operations on zone index z (zone_geometry() checked by the callers); only a device
+  // that declares zones is called.
+  virtual void do_zone_reset(uint32_t /*z*/) {}
+  virtual void do_zone_finish(uint32_t /*z*/) {}
+  virtual uint64_t do_zone_append(uint32_t /*z*/, uint64_t /*len*/) { return 0; }
+  // The zone starting at byte `offset`; throws std::invalid_argument naming `what` otherwise.
+  uint32_t zone_index(uint64_t offset, const char* what) const;
   virtual void do_trim(uint64_t offset, uint64_t len) = 0;
   virtual void do_begin_measurement() {}
   virtual std::vector<Column> do_columns(const ReportContext&) const { return {}; }
 
   uint64_t capacity_bytes_;
   uint32_t block_bytes_;
+  ZoneGeometry zones_;
   DeviceCounters counters_;
   FioIoLog* io_log_ = nullptr;
   FaultInjector* fault_ = nullptr;

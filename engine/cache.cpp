@@ -6,6 +6,14 @@
 
 namespace flashpq {
 
+void throw_not_zoned(const std::string& framework) {
+  throw std::invalid_argument(
+      "framework.name: '" + framework +
+      "' writes its data in place, and the device is zoned (device.zns.zone_capacity), which "
+      "takes writes only at each zone's write pointer: expected a framework that writes whole "
+      "zones and resets them, blockcache (a region per zone), or a device without zones");
+}
+
 const KeySpec kCapacityKey =
     key("cache.capacity", ValueType::kCapacity)
         .def("0.1")

@@ -26,6 +26,7 @@
 #include <string>
 #include <type_traits>
 
+#include "devices/device.h"
 #include "engine/admission.h"
 #include "engine/object_table.h"
 #include "engine/policy.h"
@@ -100,7 +101,13 @@ class Cache {
         admission_(std::move(admission)),
         policy_(std::move(policy)),
         queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
-                            EvictionSink{&Cache::before_evict, this}, &policy_, config.seed}) {}
+                            EvictionSink{&Cache::before_evict, this}, &policy_, config.seed}) {
+    // A zoned device takes only sequential writes at each zone's write pointer: a framework
+    // whose queue says it writes zones so (kWritesZones, engine/queue.h) runs on one.
+    if constexpr (!requires { Q::kWritesZones; }) {
+      if (device.zone_geometry().zoned()) throw_not_zoned(framework.name);
+    }
+  }
 
   Cache(const Cache&) = delete;
   Cache& operator=(const Cache&) = delete;

@@ -272,6 +272,11 @@ struct QueueContext {
   uint32_t placement = 0;
 };
 
+/// Throws std::invalid_argument naming framework `framework`: its queue writes in place (no
+/// `static constexpr bool kWritesZones`), and the device is zoned (Device::zone_geometry), which
+/// takes writes only at each zone's write pointer. engine/cache.h calls it.
+[[noreturn]] void throw_not_zoned(const std::string& framework);
+
 /// What a flash engine (a framework declaring kEngine, engine/framework.h) requires of a cell:
 /// policy fifo (its own rules order its objects; the policy only hands it insertions), no
 /// admission policy of its own (a hierarchy's tiers.flash_admission admits to it), and sizes in

@@ -3,6 +3,7 @@
 #include "devices/simflash/ftl.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -33,6 +34,10 @@ FtlCounters FtlCounters::operator-(const FtlCounters& e) const {
   d.fdp_media_reallocated_pages = fdp_media_reallocated_pages - e.fdp_media_reallocated_pages;
   d.fdp_invalid_placement_events = fdp_invalid_placement_events - e.fdp_invalid_placement_events;
   d.fdp_misplaced_writes = fdp_misplaced_writes - e.fdp_misplaced_writes;
+  d.zone_resets = zone_resets - e.zone_resets;
+  d.zone_finishes = zone_finishes - e.zone_finishes;
+  d.zone_appends = zone_appends - e.zone_appends;
+  d.zone_implicit_closes = zone_implicit_closes - e.zone_implicit_closes;
   return d;
 }
 
@@ -80,6 +85,17 @@ Ftl::Ftl(const SimFlashConfig& config) : config_(config), rng_(config.seed, RngS
   for (uint32_t i = 0; i < nsb_; ++i) free_ring_[i] = i;
   free_count_ = nsb_;
 
+  zoned_ = config_.zoned();
+  if (zoned_) {
+    // Every superblock belongs to a zone (or to none past the last whole zone): none is free.
+    zone_sbs_ = config_.zone_superblocks();
+    zone_cap_pages_ = uint64_t{zone_sbs_} * sb_pages_;
+    zone_size_pages_ = config_.zone_size_bytes() / config_.page_size_bytes;
+    zones_.assign(config_.zones(), Zone{});
+    open_list_.reserve(zones_.size());
+    std::fill(state_.begin(), state_.end(), SbState::kZoned);
+    free_count_ = 0;
+  }
   host_.assign(config_.host_frontiers(), Frontier{});
   gc_.assign(config_.gc_frontiers(), Frontier{});
   fdp_ = config_.fdp();
@@ -121,6 +137,10 @@ void Ftl::throw_out_of_range(uint64_t lpn) const {
 void Ftl::write_extent(uint64_t lpn, uint64_t count, uint32_t placement) {
   if (count == 0) return;
   if (lpn >= l2p_.size() || count > l2p_.size() - lpn) throw_out_of_range(lpn + count - 1);
+  if (zoned_) [[unlikely]] {
+    zoned_write(lpn, count);
+    return;
+  }
   const uint32_t h = handle_of(placement);
   for (uint64_t p = lpn; p < lpn + count; ++p) {
     const uint32_t old = l2p_[p];
@@ -134,6 +154,148 @@ void Ftl::write_extent(uint64_t lpn, uint64_t count, uint32_t placement) {
   }
   counters_.host_pages_written += count;
   if (fdp_) fdp_counters_[h].host_pages_written += count;
+}
+
+// ---- Zoned Namespaces (ftl.h "Zoned Namespaces") ----
+
+void Ftl::zone_fail(uint16_t status, const char* name, uint32_t z, uint64_t lpn, uint64_t count,
+                    const std::string& why) const {
+  static const char* const kStates[] = {"empty", "implicitly open", "closed", "full"};
+  const Zone& zone = zones_[z];
+  char code[8];
+  std::snprintf(code, sizeof code, "0x%02X", status);
+  throw ZoneError(
+      status, "simflash ZNS: " + std::string(name) + " (NVMe status " + code + ") for a write of " +
+                  std::to_string(count) + " pages at page " + std::to_string(lpn) + ": zone " +
+                  std::to_string(z) + " (pages " + std::to_string(uint64_t{z} * zone_size_pages_) +
+                  " to " + std::to_string(uint64_t{z} * zone_size_pages_ + zone_cap_pages_ - 1) +
+                  ", " + kStates[static_cast<int>(zone.state)] + ", write pointer at " +
+                  std::to_string(uint64_t{z} * zone_size_pages_ + zone.wp) + "): " + why);
+}
+
+void Ftl::zone_release(uint32_t z) {
+  Zone& zone = zones_[z];
+  if (zone.state == ZoneState::kImplicitlyOpen) {
+    open_list_.erase(std::find(open_list_.begin(), open_list_.end(), z));
+    --open_zones_;
+    --active_zones_;
+  } else if (zone.state == ZoneState::kClosed) {
+    --active_zones_;
+  }
+}
+
+void Ftl::zone_open_for_write(uint32_t z) {
+  Zone& zone = zones_[z];
+  // The active limit is checked before any zone is closed for the open limit, so a refused
+  // write changes nothing (QEMU closes first, then checks).
+  if (zone.state == ZoneState::kEmpty && config_.zns_max_active_zones > 0 &&
+      active_zones_ >= config_.zns_max_active_zones) {
+    zone_fail(0xBD, "Too Many Active Zones", z, uint64_t{z} * zone_size_pages_ + zone.wp, 0,
+              std::to_string(active_zones_) + " zones are open or closed, the limit " +
+                  "(device.zns.max_active_zones): finish or reset one first");
+  }
+  if (config_.zns_max_open_zones > 0 && open_zones_ >= config_.zns_max_open_zones) {
+    const uint32_t first = open_list_.front();
+    open_list_.erase(open_list_.begin());
+    zones_[first].state = ZoneState::kClosed;
+    --open_zones_;
+    ++counters_.zone_implicit_closes;
+  }
+  if (zone.state == ZoneState::kEmpty) ++active_zones_;
+  zone.state = ZoneState::kImplicitlyOpen;
+  ++open_zones_;
+  open_list_.push_back(z);
+}
+
+void Ftl::zoned_write(uint64_t lpn, uint64_t count) {
+  const auto z = static_cast<uint32_t>(lpn / zone_size_pages_);
+  const uint64_t off = lpn - uint64_t{z} * zone_size_pages_;
+  Zone& zone = zones_[z];
+  if (zone.state == ZoneState::kFull) {
+    zone_fail(0xB9, "Zone Is Full", z, lpn, count, "reset the zone before writing it again");
+  }
+  if (off != zone.wp) {
+    zone_fail(0xBC, "Zone Invalid Write", z, lpn, count,
+              "a zone is written sequentially, at its write pointer");
+  }
+  if (count > zone_cap_pages_ - off) {
+    zone_fail(
+        0xB8, "Zone Boundary Error", z, lpn, count,
+        "the write runs past the zone capacity of " + std::to_string(zone_cap_pages_) + " pages");
+  }
+  if (zone.state != ZoneState::kImplicitlyOpen) zone_open_for_write(z);
+  const uint32_t sb0 = z * zone_sbs_;
+  for (uint64_t p = off; p < off + count; ++p) {
+    const uint32_t sb = sb0 + static_cast<uint32_t>(p / sb_pages_);
+    const auto in = static_cast<uint32_t>(p % sb_pages_);
+    const uint32_t ppn = sb * sb_pages_ + in;
+    const uint64_t l = lpn + (p - off);
+    l2p_[l] = ppn;
+    p2l_[ppn] = static_cast<uint32_t>(l);
+    ++sb_valid_[sb];
+    ++block_valid_[size_t(sb) * lanes_ + lane_div_.mod(in)];
+    if (op_log_) op_log_->push_back({FlashOpKind::kProgram, FlashOpCause::kHost, ppn});
+  }
+  counters_.host_pages_written += count;
+  counters_.nand_pages_written += count;
+  zone.wp += count;
+  if (zone.wp == zone_cap_pages_) {
+    zone_release(z);
+    zone.state = ZoneState::kFull;
+  }
+}
+
+uint64_t Ftl::zone_append(uint32_t z, uint64_t count) {
+  if (z >= zones_.size()) {
+    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
+                            std::to_string(zones_.size()) + " zones");
+  }
+  const uint64_t lpn = uint64_t{z} * zone_size_pages_ + zones_[z].wp;
+  if (count == 0) return lpn;
+  zoned_write(lpn, count);
+  ++counters_.zone_appends;
+  return lpn;
+}
+
+void Ftl::zone_reset(uint32_t z) {
+  if (z >= zones_.size()) {
+    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
+                            std::to_string(zones_.size()) + " zones");
+  }
+  Zone& zone = zones_[z];
+  if (zone.state == ZoneState::kEmpty) return;
+  zone_release(z);
+  const uint64_t start = uint64_t{z} * zone_size_pages_;
+  for (uint64_t l = start; l < start + zone.wp; ++l) {
+    p2l_[l2p_[l]] = kNone;
+    l2p_[l] = kUnmapped;
+  }
+  // The superblocks the zone wrote into are erased (a finished zone's untouched ones are clean).
+  const uint32_t written = static_cast<uint32_t>((zone.wp + sb_pages_ - 1) / sb_pages_);
+  for (uint32_t i = 0; i < written; ++i) {
+    const uint32_t sb = z * zone_sbs_ + i;
+    sb_valid_[sb] = 0;
+    std::fill_n(block_valid_.begin() + size_t(sb) * lanes_, lanes_, uint16_t{0});
+    ++erase_count_[sb];
+    counters_.erases += lanes_;
+    ++counters_.superblock_erases;
+    if (op_log_) op_log_->push_back({FlashOpKind::kErase, FlashOpCause::kHost, sb});
+  }
+  zone.wp = 0;
+  zone.state = ZoneState::kEmpty;
+  ++counters_.zone_resets;
+}
+
+void Ftl::zone_finish(uint32_t z) {
+  if (z >= zones_.size()) {
+    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
+                            std::to_string(zones_.size()) + " zones");
+  }
+  Zone& zone = zones_[z];
+  if (zone.state == ZoneState::kFull) return;
+  zone_release(z);
+  zone.state = ZoneState::kFull;
+  ++counters_.zone_finishes;
 }
 
 FlashAddress Ftl::locate(uint32_t ppn) const {
@@ -459,6 +621,39 @@ void Ftl::check_invariants() const {
                             f.lane != f.next % lanes_ || (fdp_ && sb_owner_[f.sb] != f.owner))) {
         fail("frontier on superblock " + std::to_string(f.sb));
       }
+    }
+  }
+  // ZNS: each zone's pages below its write pointer are mapped at their fixed place, none above;
+  // the open and active counts and the open list agree with the states.
+  if (zoned_) {
+    uint32_t open = 0, active = 0;
+    for (uint32_t z = 0; z < zones_.size(); ++z) {
+      const Zone& zone = zones_[z];
+      const uint64_t start = uint64_t{z} * zone_size_pages_;
+      for (uint64_t p = 0; p < zone_size_pages_; ++p) {
+        const uint32_t expect =
+            p < zone.wp
+                ? static_cast<uint32_t>((z * zone_sbs_ + p / sb_pages_) * sb_pages_ + p % sb_pages_)
+                : kUnmapped;
+        if (l2p_[start + p] != expect) {
+          fail("zone " + std::to_string(z) + " page " + std::to_string(p) + " mapped to " +
+               std::to_string(l2p_[start + p]));
+        }
+      }
+      if (zone.wp > zone_cap_pages_ ||
+          (zone.wp == zone_cap_pages_ && zone.state != ZoneState::kFull) ||
+          (zone.wp == 0 && zone.state != ZoneState::kEmpty && zone.state != ZoneState::kFull)) {
+        fail("zone " + std::to_string(z) + " state against its write pointer");
+      }
+      open += zone.state == ZoneState::kImplicitlyOpen;
+      active += zone.state == ZoneState::kImplicitlyOpen || zone.state == ZoneState::kClosed;
+    }
+    if (open != open_zones_ || active != active_zones_ || open_list_.size() != open_zones_) {
+      fail("open or active zone count");
+    }
+    for (const uint32_t z : open_list_) {
+      if (zones_[z].state != ZoneState::kImplicitlyOpen)
+        fail("open list holds zone " + std::to_string(z));
     }
   }
   // FDP: a superblock opened for handle h holds only h's data when the handles are

@@ -46,6 +46,23 @@
 // that probability, through another handle drawn uniformly (seeded). Without FDP every
 // placement handle is ignored and nothing here changes a count.
 //
+// Zoned Namespaces (SimFlashConfig::zoned(); NVMe Zoned Namespace Command Set 1.1; as QEMU's
+// and FEMU's ZNS models, hw/femu/zns/). The logical space is zones of zone_size pages, each
+// writable up to its capacity, sequentially at its write pointer; zone z owns superblocks
+// [z·k, z·k + k) (k = zone_superblocks()) for life, its page p at superblock z·k + p ÷ S, page
+// p mod S in lane order (S = pages per superblock), so consecutive writes stripe as without
+// zones. There is no GC: nothing is ever copied, a zone's superblocks are erased when the host
+// resets it, and NAND pages written = host pages written (device-level WA 1; every copy is the
+// host's). Zone states: empty, implicitly open (by a write), closed (by the open limit), full
+// (written to capacity, or finished). A write that is not at its zone's write pointer, runs
+// past the capacity or finds the zone full throws ZoneError with the NVMe status (Zone Invalid
+// Write 0xBC, Zone Boundary Error 0xB8, Zone Is Full 0xB9); opening a zone past
+// zns_max_open_zones first closes the implicitly open zone opened first, and activating one
+// past zns_max_active_zones throws Too Many Active Zones (0xBD), as QEMU's nvme_zrm_open and
+// nvme_aor_check. Reads below the write pointer read NAND; above it, they are unmapped reads.
+// TRIM (deallocate) leaves zones as they are: the pages stay valid until the zone is reset.
+// Explicit open and close are not modelled (a cache never needs them).
+//
 // Counters (FtlCounters) can be snapshotted and subtracted, to measure after a warm-up:
 // wa_ftl = NAND page writes ÷ host page writes (Hu et al.; the RIPQ paper's "FTL write
 // amplification").
@@ -62,6 +79,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "devices/simflash/simflash_config.h"
@@ -110,6 +129,13 @@ struct FtlCounters {
   /// (SimFlashConfig::fdp_misplaced_fraction).
   uint64_t fdp_misplaced_writes = 0;
 
+  /// ZNS: zone resets that erased a zone (a reset of an empty zone erases nothing and is not
+  /// counted), zone finishes, zone appends, and implicitly open zones closed by the open limit.
+  uint64_t zone_resets = 0;
+  uint64_t zone_finishes = 0;
+  uint64_t zone_appends = 0;
+  uint64_t zone_implicit_closes = 0;
+
   /// NAND ÷ host pages written; 0 when no host page was written.
   double wa_ftl() const {
     return host_pages_written == 0 ? 0.0 : double(nand_pages_written) / double(host_pages_written);
@@ -138,6 +164,22 @@ struct EraseCountStats {
   uint32_t min = 0;
   double mean = 0.0;
   uint32_t max = 0;
+};
+
+/// A zone's state (NVMe ZNS 1.1 zone state machine; explicitly opened zones are not modelled).
+enum class ZoneState : uint8_t { kEmpty, kImplicitlyOpen, kClosed, kFull };
+
+/// A zoned write or zone operation the device refuses, with the NVMe status it would return.
+class ZoneError : public std::invalid_argument {
+ public:
+  ZoneError(uint16_t status, const std::string& what)
+      : std::invalid_argument(what), status_(status) {}
+  /// The NVMe status code: 0xB8 Zone Boundary Error, 0xB9 Zone Is Full, 0xBC Zone Invalid
+  /// Write, 0xBD Too Many Active Zones.
+  uint16_t status() const { return status_; }
+
+ private:
+  uint16_t status_;
 };
 
 /// Where a physical page is.
@@ -175,6 +217,10 @@ class Ftl {
   /// std::out_of_range if lpn ≥ logical_pages().
   void write(uint64_t lpn, uint32_t placement = 0) {
     check_lpn(lpn);
+    if (zoned_) [[unlikely]] {
+      zoned_write(lpn, 1);
+      return;
+    }
     const uint32_t h = handle_of(placement);
     const uint32_t old = l2p_[lpn];
     if (old != kUnmapped) invalidate(old);
@@ -207,12 +253,36 @@ class Ftl {
   void trim(uint64_t lpn) {
     check_lpn(lpn);
     ++counters_.host_pages_trimmed;
+    if (zoned_) [[unlikely]]
+      return;  // zones keep their pages until reset (file comment)
     const uint32_t ppn = l2p_[lpn];
     if (ppn == kUnmapped) return;
     ++counters_.host_pages_trimmed_mapped;
     invalidate(ppn);
     l2p_[lpn] = kUnmapped;
   }
+
+  // --- Zoned Namespaces (file comment); every call below REQUIRES zoned() unless noted ---
+  /// Whether the FTL is zoned (SimFlashConfig::zoned()). Any FTL.
+  bool zoned() const { return zoned_; }
+  uint32_t zones() const { return static_cast<uint32_t>(zones_.size()); }
+  uint64_t zone_size_pages() const { return zone_size_pages_; }
+  uint64_t zone_capacity_pages() const { return zone_cap_pages_; }
+  /// Zone z's write pointer: pages written from its start. REQUIRES: z < zones().
+  uint64_t zone_write_pointer(uint32_t z) const { return zones_[z].wp; }
+  ZoneState zone_state(uint32_t z) const { return zones_[z].state; }
+  /// Zones implicitly open; zones open or closed (active).
+  uint32_t open_zones() const { return open_zones_; }
+  uint32_t active_zones() const { return active_zones_; }
+  /// Zone Append of `count` pages to zone z: written at its write pointer, whose page (the
+  /// logical page of the first one) is returned. Throws ZoneError as a write there would.
+  uint64_t zone_append(uint32_t z, uint64_t count);
+  /// Zone Reset: unmaps the zone's pages and erases its superblocks (nothing for an empty
+  /// zone); the zone becomes empty, its write pointer 0.
+  void zone_reset(uint32_t z);
+  /// Zone Finish: the zone becomes full where its write pointer is (the rest of its capacity
+  /// unwritable until a reset), releasing its open and active resources.
+  void zone_finish(uint32_t z);
 
   const SimFlashConfig& config() const { return config_; }
   const FtlCounters& counters() const { return counters_; }
@@ -275,7 +345,7 @@ class Ftl {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  enum class SbState : uint8_t { kFree, kOpen, kSealed, kVictim };
+  enum class SbState : uint8_t { kFree, kOpen, kSealed, kVictim, kZoned };  // kZoned: a zone's
 
   // Exact division and remainder of 32-bit values by a fixed divisor: a shift and mask for a
   // power of two, else Lemire, Kaser & Kurz, "Faster remainder by direct computation",
@@ -376,6 +446,14 @@ class Ftl {
     return gc_[gc_.size() == 1 ? 0 : owner];
   }
 
+  // ZNS: the zoned write of write_extent (checks, then programs each page at its fixed
+  // place); a zone's transition into the open state, with the open and active limits.
+  void zoned_write(uint64_t lpn, uint64_t count);
+  void zone_open_for_write(uint32_t z);
+  void zone_release(uint32_t z);  // leaves open/closed: the counts and the open list
+  [[noreturn]] void zone_fail(uint16_t status, const char* name, uint32_t z, uint64_t lpn,
+                              uint64_t count, const std::string& why) const;
+
   void sealed_lost_page(uint32_t sb, uint32_t v);  // a sealed sb went from v + 1 to v valid
   void open_host_frontier(uint32_t h);  // pop a free sb for handle h; GC if below low watermark
   void open(Frontier& f);               // pop a free sb into f (no GC)
@@ -440,6 +518,21 @@ class Ftl {
   std::vector<uint32_t> empty_ring_;   // fifo, cost_benefit: FIFO of empty sealed superblocks
   uint32_t empty_head_ = 0;
   uint32_t empty_count_ = 0;
+
+  // ZNS (zoned_ = config_.zoned()): per zone its write pointer and state; the implicitly open
+  // zones in the order they opened (the first is closed at the open limit).
+  struct Zone {
+    uint64_t wp = 0;
+    ZoneState state = ZoneState::kEmpty;
+  };
+  bool zoned_ = false;
+  uint64_t zone_size_pages_ = 0;
+  uint64_t zone_cap_pages_ = 0;
+  uint32_t zone_sbs_ = 0;
+  std::vector<Zone> zones_;
+  std::vector<uint32_t> open_list_;  // implicitly open zones, oldest first
+  uint32_t open_zones_ = 0;
+  uint32_t active_zones_ = 0;
 
   RngStream rng_;  // d_choices: stream RngStream::kGcStream of the config's seed
   FtlCounters counters_;

@@ -129,6 +129,7 @@ FdpIsolation parse_fdp_isolation(const std::string& name) {
 }
 
 uint64_t SimFlashConfig::exported_pages() const {
+  if (zoned()) return uint64_t{zones()} * (zone_size_bytes() / page_size_bytes);
   return static_cast<uint64_t>(
       std::floor(effective_utilization() * static_cast<double>(physical_pages())));
 }
@@ -139,6 +140,49 @@ double SimFlashConfig::peak_write_mib_s() const {
       double(erase_blocks_per_superblock()) * page_size_bytes / mib / (tPROG_us * 1e-6);
   if (channel_bandwidth_mib_s <= 0.0) return program;
   return std::min(program, channel_bandwidth_mib_s * channels);
+}
+
+void SimFlashConfig::validate_zoned(uint64_t sb_pages, uint64_t phys) const {
+  const uint64_t sb_bytes = sb_pages * page_size_bytes;
+  if (zns_zone_capacity_bytes % sb_bytes != 0 || zns_zone_capacity_bytes > phys * page_size_bytes) {
+    const uint64_t k = std::max<uint64_t>(1, zns_zone_capacity_bytes / sb_bytes);
+    fail("zns.zone_capacity",
+         "a whole number of superblocks (" + std::to_string(sb_bytes) +
+             " B each, the zone's erase unit), at most the device's " +
+             std::to_string(phys * page_size_bytes) + " B: e.g. " +
+             std::to_string(std::min<uint64_t>(k, blocks_per_plane) * sb_bytes),
+         std::to_string(zns_zone_capacity_bytes));
+  }
+  const uint64_t size = zone_size_bytes();
+  if (size < zns_zone_capacity_bytes || size % page_size_bytes != 0) {
+    fail("zns.zone_size",
+         "at least the zone capacity (" + std::to_string(zns_zone_capacity_bytes) +
+             " B), a multiple of the page (" + std::to_string(page_size_bytes) + " B)",
+         std::to_string(size));
+  }
+  if (exported_pages() > 0xFFFFFFFEull) {
+    fail("zns.zone_size", "zones × zone size of at most 4294967294 pages (32-bit page map)",
+         std::to_string(size));
+  }
+  check_range("zns.max_open_zones", zns_max_open_zones, 0, uint64_t{1} << 20);
+  check_range("zns.max_active_zones", zns_max_active_zones, 0, uint64_t{1} << 20);
+  if (zns_max_open_zones > 0 && zns_max_active_zones > 0 &&
+      zns_max_open_zones > zns_max_active_zones) {
+    fail("zns.max_open_zones",
+         "at most zns.max_active_zones (" + std::to_string(zns_max_active_zones) +
+             "): an open zone is active",
+         std::to_string(zns_max_open_zones));
+  }
+  if (fdp_handles > 0) {
+    fail("fdp.handles", "0 on a zoned device (ZNS and FDP are different interfaces)",
+         std::to_string(fdp_handles));
+  }
+  if (precondition) {
+    fail("precondition",
+         "false on a zoned device: a zone is written from its start after a reset, so there "
+         "is no valid data to leave behind",
+         "true");
+  }
 }
 
 void SimFlashConfig::validate() const {
@@ -162,55 +206,60 @@ void SimFlashConfig::validate() const {
              " pages)");
   }
 
-  if (over_provisioning) {
-    const double op = *over_provisioning;
-    if (!std::isfinite(op) || op <= 0.0 || op > 1000.0) {
-      fail("over_provisioning", "a number in (0, 1000] ((physical − exported) ÷ exported)",
-           num(op));
+  if (zoned()) {
+    validate_zoned(sb_pages, phys);
+  } else {
+    if (over_provisioning) {
+      const double op = *over_provisioning;
+      if (!std::isfinite(op) || op <= 0.0 || op > 1000.0) {
+        fail("over_provisioning", "a number in (0, 1000] ((physical − exported) ÷ exported)",
+             num(op));
+      }
+    } else if (!std::isfinite(utilization) || utilization <= 0.0 || utilization >= 1.0) {
+      fail("utilization", "a number in (0, 1) (exported ÷ physical pages)", num(utilization));
     }
-  } else if (!std::isfinite(utilization) || utilization <= 0.0 || utilization >= 1.0) {
-    fail("utilization", "a number in (0, 1) (exported ÷ physical pages)", num(utilization));
-  }
-  const uint64_t exported = exported_pages();
-  if (exported < sb_pages) {
-    fail(over_provisioning ? "over_provisioning" : "utilization",
-         "an exported capacity of at least one superblock (" + std::to_string(sb_pages) + " pages)",
-         std::to_string(exported) + " pages (ρ = " + num(effective_utilization()) + " of " +
-             std::to_string(phys) + ")");
-  }
+    const uint64_t exported = exported_pages();
+    if (exported < sb_pages) {
+      fail(over_provisioning ? "over_provisioning" : "utilization",
+           "an exported capacity of at least one superblock (" + std::to_string(sb_pages) +
+               " pages)",
+           std::to_string(exported) + " pages (ρ = " + num(effective_utilization()) + " of " +
+               std::to_string(phys) + ")");
+    }
 
-  check_range("gc_d", gc_d, 1, 1024);
-  check_range("fdp.handles", fdp_handles, 0, 256);
-  if (!(fdp_misplaced_fraction >= 0.0 && fdp_misplaced_fraction <= 1.0)) {
-    fail("fdp.misplaced_fraction", "a share in [0, 1]", num(fdp_misplaced_fraction));
+    check_range("gc_d", gc_d, 1, 1024);
+    check_range("fdp.handles", fdp_handles, 0, 256);
+    if (!(fdp_misplaced_fraction >= 0.0 && fdp_misplaced_fraction <= 1.0)) {
+      fail("fdp.misplaced_fraction", "a share in [0, 1]", num(fdp_misplaced_fraction));
+    }
+    // A shared GC stream writes its first copies into the host frontier that just opened, unless
+    // FDP gives each handle a frontier of its own: the victim's may need a free superblock too.
+    const uint32_t min_low = gc_stream == GcStream::kSeparate || fdp_handles > 1 ? 2 : 1;
+    if (gc_low_watermark < min_low) {
+      fail("gc_low_watermark",
+           std::string("at least ") + std::to_string(min_low) +
+               " free superblocks with gc_stream " + gc_stream_name(gc_stream) +
+               (fdp_handles > 1 ? " and FDP handles" : "") +
+               " (GC must start while a free superblock is left for its copies)",
+           std::to_string(gc_low_watermark));
+    }
+    if (gc_high_watermark < gc_low_watermark) {
+      fail("gc_high_watermark",
+           "at least gc_low_watermark (" + std::to_string(gc_low_watermark) + ")",
+           std::to_string(gc_high_watermark));
+    }
+    // Progress: with high − 1 free superblocks and every frontier open (and empty), the sealed
+    // superblocks must hold an invalid page, i.e. exported < (B − high + 1 − frontiers) × S.
+    const int64_t usable = int64_t{blocks_per_plane} - gc_high_watermark + 1 - frontiers();
+    if (usable <= 0 || exported >= uint64_t(usable) * sb_pages) {
+      fail("gc_high_watermark",
+           "a watermark GC can reach: exported pages (" + std::to_string(exported) +
+               ") < (superblocks " + std::to_string(blocks_per_plane) + " − high + 1 − frontiers " +
+               std::to_string(frontiers()) + ") × " + std::to_string(sb_pages) +
+               " pages per superblock",
+           std::to_string(gc_high_watermark));
+    }
   }
-  // A shared GC stream writes its first copies into the host frontier that just opened, unless
-  // FDP gives each handle a frontier of its own: the victim's may need a free superblock too.
-  const uint32_t min_low = gc_stream == GcStream::kSeparate || fdp_handles > 1 ? 2 : 1;
-  if (gc_low_watermark < min_low) {
-    fail("gc_low_watermark",
-         std::string("at least ") + std::to_string(min_low) + " free superblocks with gc_stream " +
-             gc_stream_name(gc_stream) + (fdp_handles > 1 ? " and FDP handles" : "") +
-             " (GC must start while a free superblock is left for its copies)",
-         std::to_string(gc_low_watermark));
-  }
-  if (gc_high_watermark < gc_low_watermark) {
-    fail("gc_high_watermark",
-         "at least gc_low_watermark (" + std::to_string(gc_low_watermark) + ")",
-         std::to_string(gc_high_watermark));
-  }
-  // Progress: with high − 1 free superblocks and every frontier open (and empty), the sealed
-  // superblocks must hold an invalid page, i.e. exported < (B − high + 1 − frontiers) × S.
-  const int64_t usable = int64_t{blocks_per_plane} - gc_high_watermark + 1 - frontiers();
-  if (usable <= 0 || exported >= uint64_t(usable) * sb_pages) {
-    fail("gc_high_watermark",
-         "a watermark GC can reach: exported pages (" + std::to_string(exported) +
-             ") < (superblocks " + std::to_string(blocks_per_plane) + " − high + 1 − frontiers " +
-             std::to_string(frontiers()) + ") × " + std::to_string(sb_pages) +
-             " pages per superblock",
-         std::to_string(gc_high_watermark));
-  }
-
   check_positive_time("tR_us", tR_us);
   check_positive_time("tPROG_us", tPROG_us);
   check_positive_time("tBERS_us", tBERS_us);
@@ -407,6 +456,22 @@ const KeySpec kFdpMisplaced =
 const KeySpec kFdpIsolation = field("fdp.isolation", ValueType::kEnum)
                                   .choices(fdp_isolation_names())
                                   .desc("FDP handle type: may GC mix handles' data");
+const KeySpec kZnsZoneCapacity =
+    field("zns.zone_capacity", ValueType::kSize)
+        .units("bytes")
+        .desc("ZNS: writable bytes per zone, whole superblocks (0: not zoned, the FTL with GC)");
+const KeySpec kZnsZoneSize =
+    field("zns.zone_size", ValueType::kSize)
+        .units("bytes")
+        .desc("ZNS: logical bytes from one zone to the next, >= the capacity (0: the capacity)");
+const KeySpec kZnsMaxOpen = field("zns.max_open_zones", ValueType::kInt)
+                                .units("zones")
+                                .range(0, 1048576)
+                                .desc("ZNS: zones open at once (0: no limit)");
+const KeySpec kZnsMaxActive = field("zns.max_active_zones", ValueType::kInt)
+                                  .units("zones")
+                                  .range(0, 1048576)
+                                  .desc("ZNS: zones open or closed at once (0: no limit)");
 const KeySpec kTr =
     field("tR_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page read latency");
 const KeySpec kTprog =
@@ -473,6 +538,10 @@ const ComponentSpec& simflash_spec() {
        kFdpHandles,
        kFdpIsolation,
        kFdpMisplaced,
+       kZnsZoneCapacity,
+       kZnsZoneSize,
+       kZnsMaxOpen,
+       kZnsMaxActive,
        kTr,
        kTprog,
        kTbers,
@@ -534,6 +603,12 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
     f.fdp_isolation = parse_fdp_isolation(params.get<std::string>(kFdpIsolation));
   }
   real(kFdpMisplaced, &f.fdp_misplaced_fraction);
+  if (params.has(kZnsZoneCapacity.name)) {
+    f.zns_zone_capacity_bytes = params.get<uint64_t>(kZnsZoneCapacity);
+  }
+  if (params.has(kZnsZoneSize.name)) f.zns_zone_size_bytes = params.get<uint64_t>(kZnsZoneSize);
+  u32(kZnsMaxOpen, &f.zns_max_open_zones);
+  u32(kZnsMaxActive, &f.zns_max_active_zones);
   real(kTr, &f.tR_us);
   real(kTprog, &f.tPROG_us);
   real(kTbers, &f.tBERS_us);
@@ -574,6 +649,10 @@ void show_simflash_config(const SimFlashConfig& f, Params& shown) {
   shown.set(kFdpHandles.name, std::to_string(f.fdp_handles));
   shown.set(kFdpIsolation.name, fdp_isolation_name(f.fdp_isolation));
   shown.set(kFdpMisplaced.name, shown_number(f.fdp_misplaced_fraction));
+  shown.set(kZnsZoneCapacity.name, std::to_string(f.zns_zone_capacity_bytes));
+  shown.set(kZnsZoneSize.name, std::to_string(f.zoned() ? f.zone_size_bytes() : 0));
+  shown.set(kZnsMaxOpen.name, std::to_string(f.zns_max_open_zones));
+  shown.set(kZnsMaxActive.name, std::to_string(f.zns_max_active_zones));
   shown.set(kTr.name, shown_number(f.tR_us));
   shown.set(kTprog.name, shown_number(f.tPROG_us));
   shown.set(kTbers.name, shown_number(f.tBERS_us));
@@ -602,6 +681,21 @@ uint32_t simflash_blocks_per_plane_for(SimFlashConfig base, uint64_t bytes) {
   // grows with n, and so does the slack validate() needs for GC to reach its high watermark,
   // (n − high + 1 − frontiers) · pages per superblock − exported ≈ ((1 − ρ) · n − high + 1 −
   // frontiers) · pages. Start just below the larger estimate, take the first n that passes.
+  if (base.zoned()) {
+    // Whole zones, no spare: the fewest zones that hold the bytes (at least 2 superblocks).
+    const uint64_t k = base.zone_superblocks();
+    const uint64_t zone = base.zone_size_bytes();
+    const uint64_t n = std::max<uint64_t>(2, (bytes + zone - 1) / zone * k);
+    if (n > (uint64_t{1} << 24)) {
+      throw std::invalid_argument(
+          "device.size_to_cache: no zoned simflash device of this "
+          "geometry holds " +
+          std::to_string(bytes) + " B");
+    }
+    base.blocks_per_plane = static_cast<uint32_t>(n);
+    base.validate();
+    return static_cast<uint32_t>(n);
+  }
   const double rho = base.effective_utilization();
   const double per_superblock = rho * static_cast<double>(base.superblock_bytes());
   const double for_bytes = std::ceil(static_cast<double>(bytes) / std::max(per_superblock, 1.0));

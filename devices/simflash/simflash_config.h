@@ -153,6 +153,25 @@ struct SimFlashConfig {
   /// Default 0. Range [0, 1]; needs at least 2 handles to act.
   double fdp_misplaced_fraction = 0.0;
 
+  // --- Zoned Namespaces (ftl.h "Zoned Namespaces") ---------------------------------------
+  /// Writable bytes of each zone (NVMe ZNS Command Set 1.1: the zone capacity): a whole number
+  /// of superblocks, the zone's erase unit. 0 (default): not zoned, the page-mapped FTL with
+  /// its GC. Zoned, the device exports every superblock as zones (no spare: without device GC
+  /// none is needed), utilization and over_provisioning are not used, and there is no GC.
+  uint64_t zns_zone_capacity_bytes = 0;
+  /// Logical bytes from one zone's start to the next's (the zone size; the bytes past the
+  /// capacity are never writable). 0 (default): the capacity. REQUIRES: ≥ the capacity, a
+  /// multiple of the page size.
+  uint64_t zns_zone_size_bytes = 0;
+  /// Zones open at once (implicitly, by a write) at most; 0 (default): no limit. At the limit, a
+  /// write to a zone not open closes the implicitly open zone opened first (QEMU's and FEMU's
+  /// nvme_zrm_auto_transition_zone). Range [0, 2^20].
+  uint32_t zns_max_open_zones = 0;
+  /// Zones open or closed (active: written, not full) at most; 0 (default): no limit. A write
+  /// that would activate one more fails with Too Many Active Zones. Range [0, 2^20]; ≥ the open
+  /// limit when both are set.
+  uint32_t zns_max_active_zones = 0;
+
   // --- Timing (read by the timed mode; the functional FTL ignores them) ------------------
   /// Page read (array to register) latency in µs. Default 75 (MQSim ssdconfig.xml).
   double tR_us = 75.0;
@@ -194,8 +213,20 @@ struct SimFlashConfig {
   double effective_utilization() const {
     return over_provisioning ? 1.0 / (1.0 + *over_provisioning) : utilization;
   }
-  /// floor(ρ × physical pages).
+  /// floor(ρ × physical pages); zoned: zones() × zone size in pages.
   uint64_t exported_pages() const;
+  /// Whether the device is zoned (zns_zone_capacity_bytes > 0).
+  bool zoned() const { return zns_zone_capacity_bytes > 0; }
+  /// Zoned: the zone size in bytes (zns_zone_size_bytes, or the capacity when 0).
+  uint64_t zone_size_bytes() const {
+    return zns_zone_size_bytes > 0 ? zns_zone_size_bytes : zns_zone_capacity_bytes;
+  }
+  /// Zoned: superblocks per zone (capacity ÷ superblock bytes).
+  uint32_t zone_superblocks() const {
+    return static_cast<uint32_t>(zns_zone_capacity_bytes / superblock_bytes());
+  }
+  /// Zoned: zones = ⌊superblocks ÷ superblocks per zone⌋; 0 when not zoned.
+  uint32_t zones() const { return zoned() ? superblocks() / zone_superblocks() : 0; }
   uint64_t exported_bytes() const { return exported_pages() * page_size_bytes; }
   /// Whether FDP is on (fdp_handles > 0).
   bool fdp() const { return fdp_handles > 0; }
@@ -219,8 +250,14 @@ struct SimFlashConfig {
   /// one superblock, a low watermark GC cannot start from, or a high watermark it cannot reach
   /// (exported pages must be < (superblocks − high + 1 − frontiers) × pages per superblock:
   /// with `high` − 1 free superblocks and the frontiers open, the sealed superblocks must still
-  /// hold an invalid page for GC to make progress).
+  /// hold an invalid page for GC to make progress); zoned, a zone capacity that is not a whole
+  /// number of superblocks, a zone size below it, open zones above active zones, FDP or
+  /// precondition with zones.
   void validate() const;
+
+ private:
+  // validate()'s checks of a zoned device: the zns.* fields, and what ZNS excludes.
+  void validate_zoned(uint64_t sb_pages, uint64_t phys) const;
 };
 
 /// Decodes the simflash keys of the device section: the profile named by device.profile

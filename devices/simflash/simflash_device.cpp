@@ -27,6 +27,11 @@ SimFlashDevice::SimFlashDevice(const SimFlashConfig& config)
       ftl_(config),
       page_shift_(uint32_t(std::countr_zero(config.page_size_bytes))) {
   if (config.precondition) ftl_.write_extent(0, ftl_.logical_pages());
+  if (config.zoned()) {
+    set_zone_geometry(ZoneGeometry{config.zone_size_bytes(), config.zns_zone_capacity_bytes,
+                                   config.zones(), config.zns_max_open_zones,
+                                   config.zns_max_active_zones});
+  }
 }
 
 void SimFlashDevice::do_write(uint64_t offset, uint64_t len) {
@@ -68,8 +73,9 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
                                 format_number(erases.mean),
                                 format_number(uint64_t{erases.max}),
                                 format_number(wa_ftl),
-                                format_number(context.host_write_factor * wa_ftl)};
-  static_assert(std::size(values) == 10);
+                                format_number(context.host_write_factor * wa_ftl),
+                                ftl_.zoned() ? format_number(d.zone_resets) : std::string()};
+  static_assert(std::size(values) == 11);
   std::vector<Column> out;
   for (size_t i = 0; i < specs.size(); ++i) out.push_back(specs[i].with(values[i]));
   return out;
@@ -116,7 +122,12 @@ const DeviceType kSimFlashDeviceType{
      column("wa_combined")
          .units("ratio")
          .desc("NAND bytes per byte of missed objects: wa_implementation × wa_ftl (RIPQ paper "
-               "§6, Figure 8b; framework direct: wa_ftl)")},
+               "§6, Figure 8b; framework direct: wa_ftl)"),
+     column("zone_resets")
+         .units("resets")
+         .desc("zones the host reset after the warm-up, each erasing the superblocks it wrote "
+               "(ZNS; the host's collection)")
+         .only_if_set("on a zoned simflash device (device.zns.zone_capacity)")},
     false,
     [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
       if (!simflash_size_to_cache(config.params)) {

@@ -7,6 +7,8 @@
 // (Ftl::write_extent: the old copies of all its pages are invalidated before any is
 // programmed); reads and TRIMs are one FTL operation per page, in ascending page order. A read of a
 // page never written (or trimmed) is allowed and counted (FtlCounters::host_pages_read_unmapped).
+// Zoned (device.zns.zone_capacity), the device declares its zones (Device::zone_geometry) and
+// passes zone reset, finish and append to the FTL's zones (ftl.h "Zoned Namespaces").
 // Functional only: the timed mode drives the same FTL through Ftl::set_op_log().
 #pragma once
 
@@ -32,6 +34,11 @@ class SimFlashDevice final : public Device {
   void do_write(uint64_t offset, uint64_t len) override;
   void do_write_placed(uint64_t offset, uint64_t len, uint32_t placement) override;
   void do_read(uint64_t offset, uint64_t len) override;
+  void do_zone_reset(uint32_t z) override { ftl_.zone_reset(z); }
+  void do_zone_finish(uint32_t z) override { ftl_.zone_finish(z); }
+  uint64_t do_zone_append(uint32_t z, uint64_t len) override {
+    return ftl_.zone_append(z, len >> page_shift_) << page_shift_;
+  }
   void do_trim(uint64_t offset, uint64_t len) override;
   void do_begin_measurement() override;
   std::vector<Column> do_columns(const ReportContext& context) const override;

@@ -72,6 +72,10 @@
 //   * Not modelled: TTL expiry (no expiry in traces), checksums (CPU only), the 48-bit index
 //     key collisions (negligible for 64-bit keys), several allocators per priority, the
 //     explicit flush at shutdown, device write splitting (maxWriteSize: a region is one write).
+// Zoned Namespaces: on a zoned device (Device::zone_geometry) each region is one zone, written
+// by its flush from the zone's start, and a reclaim resets the zone of a region that was
+// flushed — the host's collection, with the reinsertions its only copies (docs/guide/devices.md
+// "Zoned Namespaces"); the region must be the zone (check_zones).
 // The index is navy's SparseMapIndex (CacheBench's default): the ObjectTable entry keeps what its
 // ItemRecord keeps — slot = the region, prev = the slot's end offset in the region (bytes),
 // next = currentHits (0..255); the size comes from size_bytes. modelled_dram_index_bytes() is
@@ -137,6 +141,9 @@ class BlockCacheQueue {
   /// None of the entry's words orders objects: slot (region), prev (end offset) and next
   /// (hits) are the index record; region order is the policy's.
   static constexpr unsigned kOrderWords = 0;
+  /// Writes each region sequentially from a zone's start and resets it when reclaimed: runs
+  /// on a zoned device (engine/cache.h checks it; check_zones below).
+  static constexpr bool kWritesZones = true;
   /// data_offset() of an object in an in-memory buffer.
   static constexpr uint64_t kInRam = UINT64_MAX;
   /// No region (an entry's slot word once it has left; the policy's "none").
@@ -183,6 +190,7 @@ class BlockCacheQueue {
       segments_.resize(ratio_.size());
       for (RegionRing& s : segments_) s.init(n);
     }
+    check_zones(ctx);
     // resetEvictionPolicy: every region, empty, tracked in ascending id.
     for (uint32_t r = 0; r < n; ++r) track(r);
   }
@@ -534,10 +542,43 @@ class BlockCacheQueue {
       engine_.reinsertion_slot_bytes += slot;
     }
     records_[rid].clear();
+    // On a zoned device the region is a zone: resetting it is the host's collection (erases
+    // what the region's flush wrote; no copy, the device has no GC).
+    if (zoned_ && g.flushed) device_.zone_reset(base(rid));
     g = Region{};
     g.state = kClean;
     --outstanding_;
     pool_.push_back(rid);
+  }
+
+  // A zoned device (Device::zone_geometry): region r is zone base_/Z + r, so a region must be
+  // exactly a zone (R = zone capacity = zone size: regions are addressed R apart) and the
+  // cache's first byte a zone's start. Sets zoned_. Throws std::invalid_argument naming the
+  // key to change.
+  void check_zones(const QueueContext& ctx) {
+    const ZoneGeometry& z = ctx.device.zone_geometry();
+    if (!z.zoned()) return;
+    if (region_bytes_ != z.zone_capacity_bytes) {
+      throw std::invalid_argument(
+          "framework.blockcache_region_size: on a zoned device a region is one zone: expected "
+          "the zone capacity, " +
+          std::to_string(z.zone_capacity_bytes) + " B (device.zns.zone_capacity), found " +
+          std::to_string(region_bytes_) + " B");
+    }
+    if (z.zone_size_bytes != z.zone_capacity_bytes) {
+      throw std::invalid_argument(
+          "device.zns.zone_size: BlockCache addresses its regions one region apart, so a zone "
+          "must have no gap past its capacity: expected " +
+          std::to_string(z.zone_capacity_bytes) + " B (or 0), found " +
+          std::to_string(z.zone_size_bytes) + " B");
+    }
+    if (base_ % z.zone_size_bytes != 0) {
+      throw std::invalid_argument(
+          "blockcache: on a zoned device the cache must start at a zone "
+          "(a multiple of " +
+          std::to_string(z.zone_size_bytes) + " B), found offset " + std::to_string(base_));
+    }
+    zoned_ = true;
   }
 
   bool should_reinsert(Handle h) {
@@ -638,6 +679,7 @@ class BlockCacheQueue {
   Device& device_;
   EvictionSink sink_;
   uint64_t base_;       // ctx.device_offset: region r is at base_ + r·R
+  bool zoned_ = false;  // the device has zones: region r is a zone, reset when reclaimed
   uint32_t placement_;  // ctx.placement: the FDP placement handle of every write
   BlockCacheConfig config_;
   BlockCacheGeometry geometry_;

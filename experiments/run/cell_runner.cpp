@@ -135,8 +135,11 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
   if (plan.device.params.has("device.precondition")) {
     parse_bool(plan.device.params.text("device.precondition"), &preconditioned);  // checked
   }
+  // A zoned device (simflash's device.zns) has no GC for spare space to flatter.
+  const bool zoned = plan.device.params.has("device.zns.zone_capacity") &&
+                     parse_size(plan.device.params.text("device.zns.zone_capacity")) != 0;
   if (plan.layout.places_objects && addressed != 0 && type.size_for_cache != nullptr &&
-      exported != 0 && 10 * addressed < 9 * exported && !preconditioned) {
+      exported != 0 && 10 * addressed < 9 * exported && !preconditioned && !zoned) {
     plan.notes.push_back(fmt::format(
         "the cache addresses {:.0f} % of the device's exported {} B: the FTL sees more free "
         "space than the device's utilization says, so its WA is understated: set "

@@ -264,6 +264,63 @@ TEST_CASE("hybrid cell on an FDP simflash: each engine on its handle keeps the d
   CHECK(placed.at("device.precondition") == "true");
 }
 
+TEST_CASE("blockcache cell on a zoned simflash: a region per zone, device WA 1, resets as reclaims",
+          "[engines][blockcache][zns]") {
+  // Regions of one zone (one tiny superblock, 256 KiB), reinsertion by hits: the device has no
+  // GC, so every NAND page is a host page and the only copies are the reinsertions BlockCache
+  // counts itself (application-level WA).
+  const std::string base = kLargeObjects +
+                           "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+                           "framework: {name: blockcache, blockcache_region_size: 256KiB, "
+                           "blockcache_reinsertion: hits}\n";
+  const RowMap on_null = run_one(base);
+  const RowMap zoned = run_one(base +
+                               "device: {name: simflash, profile: tiny, size_to_cache: true, zns: "
+                               "{zone_capacity: 256KiB}}\n");
+  REQUIRE(zoned.count("error") == 0);
+  for (const char* k : {"hits", "host_bytes_written", "evictions", "reinsertions"}) {
+    INFO(k);
+    CHECK(zoned.at(k) == on_null.at(k));
+  }
+  CHECK(num(zoned, "reinsertions") > 0);
+  // Sized for the cache: whole zones, no spare.
+  const double zones = num(zoned, "device_exported_bytes") / 262144;
+  CHECK(zones == std::floor(zones));
+  CHECK(zones * 262144 <= num(zoned, "cache_capacity_bytes") + 262144);
+  CHECK(num(zoned, "host_pages_written") * 4096 == num(zoned, "host_bytes_written"));
+  CHECK(zoned.at("nand_pages_written") == zoned.at("host_pages_written"));
+  CHECK(zoned.at("wa_ftl") == "1");
+  CHECK(zoned.at("gc_pages_copied") == "0");
+  // Every zone written was reset once per reclaim of its region after its first flush: regions
+  // flushed = host bytes / R, and all but the zones still holding a region at the end were
+  // reset, each erasing its superblock (4 erase blocks).
+  const double flushed = num(zoned, "host_bytes_written") / 262144;
+  CHECK(num(zoned, "zone_resets") <= flushed);
+  CHECK(num(zoned, "zone_resets") >= flushed - zones);
+  CHECK(num(zoned, "erases") == 4 * num(zoned, "zone_resets"));
+  CHECK(zoned.at("device.zns.zone_capacity") == "262144");
+  CHECK(on_null.count("zone_resets") == 0);
+}
+
+TEST_CASE("a zoned device refuses frameworks that write in place, and regions that are not zones",
+          "[engines][zns]") {
+  const std::string device =
+      "device: {name: simflash, profile: tiny, size_to_cache: true, zns: {zone_capacity: "
+      "256KiB}}\n";
+  CHECK_THROWS_WITH(
+      run_one(kLargeObjects +
+              "cache: {capacity: 0.2}\npolicy: {name: lru}\n"
+              "framework: {name: ripq, block_size: 256KiB}\n" +
+              device),
+      Contains("'ripq' writes its data in place") && Contains("zoned") && Contains("blockcache"));
+  CHECK_THROWS_WITH(
+      run_one(kLargeObjects +
+              "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
+              "framework: {name: blockcache, blockcache_region_size: 128KiB}\n" +
+              device),
+      Contains("framework.blockcache_region_size") && Contains("262144") && Contains("131072"));
+}
+
 TEST_CASE("engines refuse what they cannot run, before any cell", "[engines]") {
   testing::TempDir dir;
   const std::string base = kSmallObjects + "cache: {capacity: 0.2}\n";
