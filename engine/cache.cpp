@@ -11,7 +11,37 @@ void throw_not_zoned(const std::string& framework) {
       "framework.name: '" + framework +
       "' writes its data in place, and the device is zoned (device.zns.zone_capacity), which "
       "takes writes only at each zone's write pointer: expected a framework that writes whole "
-      "zones and resets them, blockcache (a region per zone), or a device without zones");
+      "zones and resets them, blockcache, ripq or sipq (a region or block per zone), or a "
+      "device without zones");
+}
+
+bool zoned_units(const Device& device, uint64_t unit_bytes, uint64_t base,
+                 const std::string& unit_key) {
+  const ZoneGeometry& z = device.zone_geometry();
+  if (!z.zoned()) return false;
+  if (unit_bytes != z.zone_capacity_bytes) {
+    throw std::invalid_argument(unit_key +
+                                ": on a zoned device each unit is one zone: expected "
+                                "the zone capacity, " +
+                                std::to_string(z.zone_capacity_bytes) +
+                                " B (device.zns.zone_capacity), found " +
+                                std::to_string(unit_bytes) + " B");
+  }
+  if (z.zone_size_bytes != z.zone_capacity_bytes) {
+    throw std::invalid_argument(
+        "device.zns.zone_size: " + unit_key +
+        " units are addressed one unit apart, so a zone must have no bytes past its capacity: "
+        "expected " +
+        std::to_string(z.zone_capacity_bytes) + " B (or 0), found " +
+        std::to_string(z.zone_size_bytes) + " B");
+  }
+  if (base % z.zone_size_bytes != 0) {
+    throw std::invalid_argument("on a zoned device the cache's " + unit_key +
+                                " units must start at a zone (a multiple of " +
+                                std::to_string(z.zone_size_bytes) + " B), found offset " +
+                                std::to_string(base));
+  }
+  return true;
 }
 
 const KeySpec kCapacityKey =

@@ -277,6 +277,16 @@ struct QueueContext {
 /// takes writes only at each zone's write pointer. engine/cache.h calls it.
 [[noreturn]] void throw_not_zoned(const std::string& framework);
 
+/// For a framework that writes whole units of `unit_bytes` (RIPQ's and SIPQ's device blocks,
+/// BlockCache's regions) at base + i·unit_bytes, each from its start, and frees them whole:
+/// whether `device` is zoned (Device::zone_geometry), in which case each unit is one zone
+/// (written from the zone's start, reset when freed: the host's collection). Throws
+/// std::invalid_argument naming `unit_key` when a unit is not exactly one zone's capacity,
+/// device.zns.zone_size when a zone has bytes past its capacity (units are addressed one unit
+/// apart), or the offset when `base` is not a zone's start.
+bool zoned_units(const Device& device, uint64_t unit_bytes, uint64_t base,
+                 const std::string& unit_key);
+
 /// What a flash engine (a framework declaring kEngine, engine/framework.h) requires of a cell:
 /// policy fifo (its own rules order its objects; the policy only hands it insertions), no
 /// admission policy of its own (a hierarchy's tiers.flash_admission admits to it), and sizes in

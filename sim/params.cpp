@@ -189,7 +189,8 @@ void check_value(const KeySpec& s, const std::string& t) {
       } catch (const std::invalid_argument&) {
         fail(s, "a size with a unit (1MiB, 4KiB; a plain integer is bytes)", t);
       }
-      if (bytes == 0) fail(s, "a size of at least 1 byte", t);
+      // 0 only where the key's range admits it (a size whose 0 means "off").
+      if (bytes == 0 && !(s.max > 0 && s.min <= 0)) fail(s, "a size of at least 1 byte", t);
       if (s.max > 0 && (static_cast<double>(bytes) < s.min || static_cast<double>(bytes) > s.max)) {
         fail(s, "a size in [" + range_text(s.min) + ", " + range_text(s.max) + "] bytes", t);
       }

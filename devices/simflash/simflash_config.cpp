@@ -459,10 +459,12 @@ const KeySpec kFdpIsolation = field("fdp.isolation", ValueType::kEnum)
 const KeySpec kZnsZoneCapacity =
     field("zns.zone_capacity", ValueType::kSize)
         .units("bytes")
+        .range(0, 1099511627776.0)
         .desc("ZNS: writable bytes per zone, whole superblocks (0: not zoned, the FTL with GC)");
 const KeySpec kZnsZoneSize =
     field("zns.zone_size", ValueType::kSize)
         .units("bytes")
+        .range(0, 1099511627776.0)
         .desc("ZNS: logical bytes from one zone to the next, >= the capacity (0: the capacity)");
 const KeySpec kZnsMaxOpen = field("zns.max_open_zones", ValueType::kInt)
                                 .units("zones")

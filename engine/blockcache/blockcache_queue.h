@@ -75,7 +75,7 @@
 // Zoned Namespaces: on a zoned device (Device::zone_geometry) each region is one zone, written
 // by its flush from the zone's start, and a reclaim resets the zone of a region that was
 // flushed — the host's collection, with the reinsertions its only copies (docs/guide/devices.md
-// "Zoned Namespaces"); the region must be the zone (check_zones).
+// "Zoned Namespaces"); the region must be the zone (engine/queue.h zoned_units).
 // The index is navy's SparseMapIndex (CacheBench's default): the ObjectTable entry keeps what its
 // ItemRecord keeps — slot = the region, prev = the slot's end offset in the region (bytes),
 // next = currentHits (0..255); the size comes from size_bytes. modelled_dram_index_bytes() is
@@ -142,7 +142,7 @@ class BlockCacheQueue {
   /// (hits) are the index record; region order is the policy's.
   static constexpr unsigned kOrderWords = 0;
   /// Writes each region sequentially from a zone's start and resets it when reclaimed: runs
-  /// on a zoned device (engine/cache.h checks it; check_zones below).
+  /// on a zoned device (engine/cache.h checks it; zoned_units, engine/queue.h).
   static constexpr bool kWritesZones = true;
   /// data_offset() of an object in an in-memory buffer.
   static constexpr uint64_t kInRam = UINT64_MAX;
@@ -190,7 +190,8 @@ class BlockCacheQueue {
       segments_.resize(ratio_.size());
       for (RegionRing& s : segments_) s.init(n);
     }
-    check_zones(ctx);
+    // On a zoned device region r is one zone (engine/queue.h zoned_units).
+    zoned_ = zoned_units(ctx.device, region_bytes_, base_, "framework.blockcache_region_size");
     // resetEvictionPolicy: every region, empty, tracked in ascending id.
     for (uint32_t r = 0; r < n; ++r) track(r);
   }
@@ -549,36 +550,6 @@ class BlockCacheQueue {
     g.state = kClean;
     --outstanding_;
     pool_.push_back(rid);
-  }
-
-  // A zoned device (Device::zone_geometry): region r is zone base_/Z + r, so a region must be
-  // exactly a zone (R = zone capacity = zone size: regions are addressed R apart) and the
-  // cache's first byte a zone's start. Sets zoned_. Throws std::invalid_argument naming the
-  // key to change.
-  void check_zones(const QueueContext& ctx) {
-    const ZoneGeometry& z = ctx.device.zone_geometry();
-    if (!z.zoned()) return;
-    if (region_bytes_ != z.zone_capacity_bytes) {
-      throw std::invalid_argument(
-          "framework.blockcache_region_size: on a zoned device a region is one zone: expected "
-          "the zone capacity, " +
-          std::to_string(z.zone_capacity_bytes) + " B (device.zns.zone_capacity), found " +
-          std::to_string(region_bytes_) + " B");
-    }
-    if (z.zone_size_bytes != z.zone_capacity_bytes) {
-      throw std::invalid_argument(
-          "device.zns.zone_size: BlockCache addresses its regions one region apart, so a zone "
-          "must have no gap past its capacity: expected " +
-          std::to_string(z.zone_capacity_bytes) + " B (or 0), found " +
-          std::to_string(z.zone_size_bytes) + " B");
-    }
-    if (base_ % z.zone_size_bytes != 0) {
-      throw std::invalid_argument(
-          "blockcache: on a zoned device the cache must start at a zone "
-          "(a multiple of " +
-          std::to_string(z.zone_size_bytes) + " B), found offset " + std::to_string(base_));
-    }
-    zoned_ = true;
   }
 
   bool should_reinsert(Handle h) {

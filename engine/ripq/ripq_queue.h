@@ -2,6 +2,10 @@
 //
 // Source: Tang et al., "RIPQ: Advanced Photo Caching on Flash for Facebook", FAST'15, §4.
 //
+// On a zoned device (docs/guide/devices.md "Zoned Namespaces") each slot is one zone: a sealed
+// block is written from the zone's start, and a freed slot's zone is reset instead of trimmed —
+// RIPQ's reclaims are then the host's collection, its materializations the only copies.
+//
 // The queue is an ordered list of blocks, head (priority 1) to tail (priority 0), cut into
 // sections — contiguous runs of blocks, the insertion points (§4.2 "Queue Structure"):
 //   * a device block holds object data: while active it is a RAM buffer (the "Block Buffer"),
@@ -103,6 +107,7 @@ class RipqQueue {
                                                      : kBlockSizeKey.default_value),
                       ctx.device.logical_block_bytes());
     flash_bytes_ = slots_ * block_bytes_;
+    zoned_ = zoned_units(ctx.device, block_bytes_, 0, "framework.block_size");
     for (uint64_t s = 0; s < slots_; ++s) free_slots_.push_back(static_cast<uint32_t>(s));
     header_bytes_ = std::max<uint64_t>(1, device_.logical_block_bytes());
     // One section to start with; splits add the others as the queue fills.
@@ -116,6 +121,10 @@ class RipqQueue {
   RipqQueue& operator=(const RipqQueue&) = delete;
 
   // ---- the queue contract (engine/queue.h) ----
+
+  /// Writes each device block whole from its slot's start and frees slots whole: runs on a
+  /// zoned device with one slot per zone (engine/queue.h zoned_units).
+  static constexpr bool kWritesZones = true;
 
   bool admits(uint32_t size) const { return size <= block_bytes_; }
 
@@ -727,7 +736,7 @@ class RipqQueue {
         if (lb != kNone) collect_empty(lb);
       }
     }
-    device_.trim(offset, block_bytes_);
+    free_slot_data(offset);
     free_slots_.push_back(blocks_[b].slot);
     unlink_block(b);  // its logical bytes are 0: every object left or moved to a virtual block
     debug_check("reclaim");
@@ -758,6 +767,16 @@ class RipqQueue {
     collect_empty(dev);
   }
 
+  // A slot's data is gone: TRIM, or on a zoned device (a slot per zone) the zone's reset, the
+  // host's collection (every slot is freed this way before it is written again).
+  void free_slot_data(uint64_t offset) {
+    if (zoned_) {
+      device_.zone_reset(offset);
+    } else {
+      device_.trim(offset, block_bytes_);
+    }
+  }
+
   // Frees a block that holds nothing any more: a sealed virtual block with no objects, or a
   // sealed device block whose data all left (its slot is trimmed and freed).
   void collect_empty(uint32_t b) {
@@ -768,7 +787,7 @@ class RipqQueue {
     if (blk.is_virtual) {
       unlink_block(b);
     } else if (blk.sealed && blk.live == 0 && !blk.reclaiming) {
-      device_.trim(uint64_t{blk.slot} * block_bytes_, block_bytes_);
+      free_slot_data(uint64_t{blk.slot} * block_bytes_);
       free_slots_.push_back(blk.slot);
       unlink_block(b);
     }
@@ -885,6 +904,7 @@ class RipqQueue {
 
   ObjectTable& table_;
   Device& device_;
+  bool zoned_ = false;  // a slot per zone: freeing a slot resets its zone
   EvictionSink sink_;
   uint64_t block_bytes_;
   uint64_t slots_;

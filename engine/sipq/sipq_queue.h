@@ -23,6 +23,10 @@
 // one step, and an object nearly as large as B never leaves a buffer of reinsertions sealed
 // mostly empty. A queued reinsertion the VC has dropped meanwhile is evicted instead.
 //
+// On a zoned device (docs/guide/devices.md "Zoned Namespaces") each slot is one zone: a sealed
+// block is written from the zone's start, and a reclaimed slot's zone is reset instead of
+// trimmed — the host's collection, with the reinsertions the only copies.
+//
 // Block headers. Which objects a tail block holds is read from the block itself, as RIPQ reads
 // its block headers at delete-min (§4.2, §4.4) and as a log-structured flash cache reads a
 // region it reclaims: each block carries a header of its objects' keys and offsets, written
@@ -144,12 +148,17 @@ class SipqQueue {
         headers_(slots_),
         header_bytes_(std::max<uint64_t>(1, ctx.device.logical_block_bytes())) {
     counters_.dram_buffer_bytes = block_;
+    zoned_ = zoned_units(ctx.device, block_, 0, "framework.block_size");
   }
 
   SipqQueue(const SipqQueue&) = delete;
   SipqQueue& operator=(const SipqQueue&) = delete;
 
   // ---- the queue contract (engine/queue.h) ----
+
+  /// Writes each block whole at its slot and frees the slot whole before its next lap: runs on
+  /// a zoned device with one slot per zone (engine/queue.h zoned_units).
+  static constexpr bool kWritesZones = true;
 
   /// An object is admitted if it fits in one block.
   bool admits(uint32_t size) const { return size <= block_; }
@@ -463,7 +472,12 @@ class SipqQueue {
       }
     }
     headers_[slot].clear();  // keeps its capacity for the slot's next lap
-    device_.trim(uint64_t{slot} * block_, block_);
+    // On a zoned device (a slot per zone) the zone is reset: the host's collection.
+    if (zoned_) {
+      device_.zone_reset(uint64_t{slot} * block_);
+    } else {
+      device_.trim(uint64_t{slot} * block_, block_);
+    }
   }
 
   // Appends the queued reinsertions (carry_ grows while a full buffer reclaims the next tail).
@@ -527,6 +541,7 @@ class SipqQueue {
 
   ObjectTable& table_;
   Device& device_;
+  bool zoned_ = false;  // a slot per zone: a reclaim resets its zone
   EvictionSink sink_;
   uint64_t block_;
   uint32_t slots_;

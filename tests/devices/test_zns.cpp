@@ -1,19 +1,27 @@
 // Tests of Zoned Namespaces in simflash (devices/simflash/ftl.h "Zoned Namespaces"): the zone
 // state machine and its NVMe statuses worked by hand, device-level WA 1 by construction, resets
 // as erases, the keys and their errors, and the Device seam's zone operations.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "devices/device.h"
 #include "devices/null_device.h"
+#include "devices/simflash/flash_timing.h"
 #include "devices/simflash/ftl.h"
 #include "devices/simflash/simflash_config.h"
 #include "devices/simflash/simflash_device.h"
+#include "engine/framework.h"
+#include "policies/registry.h"
+#include "sim/des.h"
 #include "sim/rng.h"
+#include "tests/test_util.h"
 
 namespace flashpq::test_zns {
 namespace {
@@ -286,9 +294,116 @@ TEST_CASE("ZNS keys: device.zns.* decoded, shown, and bad values named", "[simfl
                     Contains("fdp.handles") && Contains("zoned"));
   CHECK_THROWS_WITH(simflash_config(bad("device.precondition", "true"), 1),
                     Contains("precondition") && Contains("zoned"));
-  // Without zones nothing changes: the same exported capacity as before the keys existed.
+  // 0 is "not zoned" (a matrix can sweep it); without zones the exported capacity is as before
+  // the keys existed.
+  Params off;
+  off.set("device.zns.zone_capacity", "0");
+  auto spec_of = [](const std::string& name) {
+    for (const KeySpec& k : simflash_spec().keys) {
+      if (k.name == name) return k;
+    }
+    FAIL("no key " << name);
+    return KeySpec{};
+  };
+  CHECK_NOTHROW(check_value(spec_of("device.zns.zone_capacity"), "0"));
+  CHECK_THROWS_WITH(check_value(spec_of("device.page_size"), "0"), Contains("at least 1 byte"));
+  CHECK_FALSE(simflash_config(off, 1).zoned());
   CHECK_FALSE(simflash_config(Params{}, 1).zoned());
   CHECK(simflash_config(Params{}, 1).exported_bytes() == 12 * 1024 * 1024);
+}
+
+TEST_CASE("ZNS timed: a zone reset is a host erase on every die of the zone's superblock",
+          "[simflash][zns][flash_timing]") {
+  // The tiny profile's (MQSim's) timings: tPROG 750 µs, tBERS 3.8 ms, a 4 KiB page over
+  // 333 MB/s in 12,300 ns (tests/devices/test_flash_timing.cpp).
+  constexpr uint64_t kTprog = 750000, kTbers = 3800000, kXfer = 12300;
+  const SimFlashConfig c = zoned(1);
+  Ftl ftl(c);
+  std::vector<FlashOp> log;
+  ftl.set_op_log(&log);
+  ftl.write(2 * 64);  // zone 2's page 0: superblock 2, channel 0, die 0
+  ftl.zone_reset(2);
+  REQUIRE(log.size() == 2);
+  CHECK(log[1].kind == FlashOpKind::kErase);
+  FlashTiming timing(c);
+  EventQueue q;
+  auto drain = [&] {
+    std::vector<std::pair<uint32_t, uint64_t>> done;
+    while (!q.empty()) {
+      const Event e = q.pop();
+      for (uint32_t tag : timing.handle(e, q)) done.emplace_back(tag, q.now());
+    }
+    return done;
+  };
+  REQUIRE(timing.submit(std::span(log).first(1), 1, q) == 1);
+  CHECK(drain() == std::vector<std::pair<uint32_t, uint64_t>>{{1, kXfer + kTprog}});
+  // The reset, issued once the write completed: tBERS on each of the 4 dies, no transfer.
+  REQUIRE(timing.submit(std::span(log).subspan(1), 2, q) == 4);
+  const auto done = drain();
+  REQUIRE(done.size() == 4);
+  for (const auto& d : done) CHECK(d == std::make_pair(2u, kXfer + kTprog + kTbers));
+  CHECK(timing.counters().blocks_erased == 4);
+  CHECK(timing.counters().transfers == 1);
+}
+
+// Requests of a Zipf(0.9) workload over `objects` keys of `size` bytes, seeded.
+std::vector<Request> zipf_gets(uint64_t objects, uint64_t n, uint32_t size) {
+  std::vector<Request> out;
+  out.reserve(n);
+  RngStream rng(11, 0);
+  // Inverse-CDF sampling over a precomputed table: enough for a test's workload.
+  std::vector<double> cdf(objects);
+  double sum = 0;
+  for (uint64_t k = 0; k < objects; ++k) cdf[k] = sum += 1.0 / std::pow(double(k + 1), 0.9);
+  for (uint64_t i = 0; i < n; ++i) {
+    const double u = rng.uniform() * sum;
+    const uint64_t k = std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+    out.push_back(Request{0, k + 1, size, Op::kGet});
+  }
+  return out;
+}
+
+TEST_CASE("RIPQ and SIPQ on zones: a slot per zone, the same decisions, device WA 1",
+          "[simflash][zns][frameworks]") {
+  // 32 zones of one tiny superblock (256 KiB); the cache takes all of them, in blocks of one
+  // zone. Zoned or not, the framework decides alike (hits, bytes written); zoned, no page is
+  // ever copied by the device and every freed slot was a zone reset.
+  const std::vector<Request> reqs = zipf_gets(20000, 100000, 4000);
+  const uint64_t capacity = 32 * 262144;
+  for (const FrameworkConfig& f :
+       {testing::ripq_config(262144, 4, 2), testing::sipq_config(262144, 0.5)}) {
+    INFO(f.name);
+    SimFlashConfig plain_config = simflash_profile("tiny");
+    plain_config.utilization = 0.5;  // exports 8 MiB: room for 32 blocks
+    SimFlashDevice plain(plain_config);
+    SimFlashDevice zoned_device(zoned(1));
+    struct Run {
+      uint64_t hits = 0;
+    };
+    Run runs[2];
+    SimFlashDevice* devices[2] = {&plain, &zoned_device};
+    for (int d = 0; d < 2; ++d) {
+      testing::with_framework_among(
+          TypeList<RipqFramework, SipqFramework>{}, f, testing::cache_config(capacity),
+          LruPolicy(PolicyConfig{"lru", {}}), *devices[d], [&](auto& cache) {
+            for (const Request& r : reqs) runs[d].hits += cache.access(r);
+          });
+    }
+    CHECK(runs[0].hits == runs[1].hits);
+    CHECK(runs[0].hits > 0);
+    CHECK(plain.counters().write_bytes == zoned_device.counters().write_bytes);
+    const FtlCounters& z = zoned_device.ftl().counters();
+    CHECK(z.nand_pages_written == z.host_pages_written);
+    CHECK(z.gc_pages_copied == 0);
+    CHECK(z.host_pages_written * 4096 == zoned_device.counters().write_bytes);
+    // Every block written after the first lap over the 32 zones reused a reset zone.
+    const uint64_t blocks_written = zoned_device.counters().write_bytes / 262144;
+    CHECK(blocks_written > 64);
+    CHECK(z.zone_resets >= blocks_written - 32);
+    CHECK(z.zone_resets <= blocks_written);
+    CHECK(plain.counters().trims > 0);
+    zoned_device.ftl().check_invariants();
+  }
 }
 
 }  // namespace
