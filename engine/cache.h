@@ -100,8 +100,9 @@ class Cache {
         read_hits_(framework.params.get<bool>(kReadHitsKey)),
         admission_(std::move(admission)),
         policy_(std::move(policy)),
-        queue_(QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
-                            EvictionSink{&Cache::before_evict, this}, &policy_, config.seed}) {
+        queue_(with_placement_handles(
+            QueueContext{table_, device, framework, config.capacity_bytes, policy_.grid(),
+                         EvictionSink{&Cache::before_evict, this}, &policy_, config.seed})) {
     // A zoned device takes only sequential writes at each zone's write pointer: a framework
     // whose queue says it writes zones so (kWritesZones, engine/queue.h) runs on one.
     if constexpr (!requires { Q::kWritesZones; }) {

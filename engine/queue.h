@@ -57,8 +57,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/object_table.h"
@@ -266,11 +268,29 @@ struct QueueContext {
   /// The first byte of the device this queue lays its objects out from (a flash engine's; a
   /// hybrid gives its two engines disjoint ranges: engine/hybrid/). Default 0.
   uint64_t device_offset = 0;
-  /// The placement handle the queue writes its data with (Device::write; NVMe FDP,
-  /// docs/reference/fdp-spec.md): 0, the default handle, unless a hybrid gives its engines one
-  /// each. Devices without placement ignore it.
-  uint32_t placement = 0;
+  /// Placement (Device::write's handle; NVMe FDP, docs/guide/devices.md "Flexible Data
+  /// Placement"). A queue declares its data classes (kangaroo: klog, kset; the others one) and
+  /// writes class i with placement(i): placement_handles[i] when the list is given
+  /// (framework.placement_handles, parsed), else placement_first + i — one handle per class,
+  /// from 0 (a hybrid's from 1, after the default handle, as CacheLib allocates them). Devices
+  /// without placement ignore every handle.
+  std::vector<uint32_t> placement_handles = {};
+  uint32_t placement_first = 0;
+
+  /// The handle of data class i of `classes` (the queue's class names, in its declared order).
+  /// Throws std::invalid_argument naming framework.placement_handles and the classes when the
+  /// list does not give exactly one handle per class.
+  uint32_t placement(uint32_t i, std::initializer_list<std::string_view> classes) const;
 };
+
+/// framework.placement_handles: the FDP placement handle of each of the framework's data
+/// classes, in its declared order, or "auto" (the default: one handle per class, see
+/// QueueContext::placement_handles; docs/guide/devices.md).
+extern const KeySpec kPlacementHandlesKey;
+/// `c` with framework.placement_handles of c.framework parsed into c.placement_handles. Throws
+/// std::invalid_argument quoting the key and the text when it is not a list of integers in
+/// [0, 65535].
+QueueContext with_placement_handles(QueueContext c);
 
 /// Throws std::invalid_argument naming framework `framework`: its queue writes in place (no
 /// `static constexpr bool kWritesZones`), and the device is zoned (Device::zone_geometry), which

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "experiments/columns.h"
+#include "experiments/config/schema.h"
 #include "experiments/results.h"
 #include "experiments/run/row.h"
 #include "experiments/sweep.h"
@@ -22,6 +23,22 @@ std::string identity(const std::string& experiment, const std::vector<std::strin
   std::string id = experiment;
   for (const std::string& v : values) id += '\x1f' + v;  // unit separator: not in any value
   return id;
+}
+
+// The default text of every key of the schema, by name: what a row written before a key existed
+// was computed with.
+const std::map<std::string, std::string>& key_defaults() {
+  static const std::map<std::string, std::string> defaults = [] {
+    std::map<std::string, std::string> m;
+    for (const SectionSpec* s : schema_section_specs()) {
+      for (const KeySpec& k : s->keys) m.emplace(k.name, k.default_value);
+      for (const ComponentSpec& c : s->components) {
+        for (const KeySpec& k : c.keys) m.emplace(k.name, k.default_value);
+      }
+    }
+    return m;
+  }();
+  return defaults;
 }
 
 }  // namespace
@@ -49,7 +66,16 @@ CellMatcher::CellMatcher(const std::vector<const CellConfig*>& cells) : claimed_
 std::optional<size_t> CellMatcher::lookup(const StoredRow& row, bool claimed_too) const {
   for (const KeySet& s : sets_) {
     std::vector<std::string> values;
-    for (const std::string& k : s.keys) values.push_back(row.field(k));
+    for (const std::string& k : s.keys) {
+      // A column the row lacks altogether is a key newer than the file: its default.
+      const auto f = row.fields.find(k);
+      if (f != row.fields.end()) {
+        values.push_back(f->second);
+      } else {
+        const auto d = key_defaults().find(k);
+        values.push_back(d != key_defaults().end() ? d->second : std::string());
+      }
+    }
     const auto it = s.positions.find(identity(row.field("experiment"), values));
     if (it == s.positions.end()) continue;
     for (const size_t pos : it->second) {

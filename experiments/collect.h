@@ -18,8 +18,9 @@ namespace flashpq {
 /// cell's row carries (row_parameters(), experiments/run/row.h), the same text. A parameter the
 /// cell's row does not carry is not compared: a key no selected component reads cannot change
 /// what the cell computes, and a row of the earlier all-columns format shows such keys (at
-/// their defaults, or as written). Cells that differ only in such keys compute the same thing
-/// and match the same rows; claim() hands each of them its own.
+/// their defaults, or as written). A parameter whose column the row lacks altogether (a file
+/// written before the key existed) compares as the key's default. Cells that differ only in such
+/// keys compute the same thing and match the same rows; claim() hands each of them its own.
 class CellMatcher {
  public:
   /// Over `cells`; positions are indices into it. The cells must outlive the matcher.

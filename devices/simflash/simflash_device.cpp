@@ -54,6 +54,7 @@ void SimFlashDevice::do_trim(uint64_t offset, uint64_t len) {
 
 void SimFlashDevice::do_begin_measurement() {
   measured_from_ = ftl_.counters();
+  fdp_measured_from_ = ftl_.fdp_counters();
 }
 
 std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) const {
@@ -64,6 +65,19 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
                                                         static_cast<double>(d.host_pages_written);
   const uint64_t page = ftl_.config().page_size_bytes;
   const std::vector<ColumnSpec>& specs = kSimFlashDeviceType.columns;
+  // FDP: one count per reclaim unit handle since the warm-up, handle 0 first, comma-separated.
+  const bool fdp = ftl_.config().fdp();
+  auto fdp_handle_list = [&](uint64_t FdpHandleCounters::*field) {
+    std::string out;
+    if (!fdp) return out;
+    const std::vector<FdpHandleCounters>& now = ftl_.fdp_counters();
+    for (size_t h = 0; h < now.size(); ++h) {
+      const uint64_t before = h < fdp_measured_from_.size() ? fdp_measured_from_[h].*field : 0;
+      if (h != 0) out += ',';
+      out += std::to_string(now[h].*field - before);
+    }
+    return out;
+  };
   const std::string values[] = {format_number(d.host_pages_written),
                                 format_number(d.nand_pages_written),
                                 format_number(d.nand_pages_written * page),
@@ -74,8 +88,13 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
                                 format_number(uint64_t{erases.max}),
                                 format_number(wa_ftl),
                                 format_number(context.host_write_factor * wa_ftl),
-                                ftl_.zoned() ? format_number(d.zone_resets) : std::string()};
-  static_assert(std::size(values) == 11);
+                                ftl_.zoned() ? format_number(d.zone_resets) : std::string(),
+                                fdp_handle_list(&FdpHandleCounters::host_pages_written),
+                                fdp_handle_list(&FdpHandleCounters::media_pages_written),
+                                fdp ? format_number(d.fdp_media_reallocated_events) : std::string(),
+                                fdp ? format_number(d.fdp_invalid_placement_events) : std::string(),
+                                fdp ? format_number(d.fdp_misplaced_writes) : std::string()};
+  static_assert(std::size(values) == 16);
   std::vector<Column> out;
   for (size_t i = 0; i < specs.size(); ++i) out.push_back(specs[i].with(values[i]));
   return out;
@@ -127,7 +146,35 @@ const DeviceType kSimFlashDeviceType{
          .units("resets")
          .desc("zones the host reset after the warm-up, each erasing the superblocks it wrote "
                "(ZNS; the host's collection)")
-         .only_if_set("on a zoned simflash device (device.zns.zone_capacity)")},
+         .only_if_set("on a zoned simflash device (device.zns.zone_capacity)"),
+     column("fdp_handle_host_pages_written")
+         .units("pages")
+         .text()
+         .desc("FDP: pages the host wrote through each reclaim unit handle after the warm-up, "
+               "handle 0 first, comma-separated (FEMU's per-handle HBMW)")
+         .only_if_set("with FDP (device.fdp.handles > 0)"),
+     column("fdp_handle_media_pages_written")
+         .units("pages")
+         .text()
+         .desc("FDP: pages of each handle's data programmed after the warm-up (its host writes "
+               "and GC's copies of them), handle 0 first (FEMU's per-handle MBMW); one over "
+               "the other is that handle's device-level WA")
+         .only_if_set("with FDP (device.fdp.handles > 0)"),
+     column("fdp_media_reallocated_events")
+         .units("events")
+         .desc("FDP event 80h after the warm-up: reclaim units of initially isolated handles "
+               "garbage collection moved valid data out of")
+         .only_if_set("with FDP (device.fdp.handles > 0)"),
+     column("fdp_invalid_placement_events")
+         .units("events")
+         .desc("FDP event 03h after the warm-up: writes whose placement handle the device does "
+               "not have (written through handle 0)")
+         .only_if_set("with FDP (device.fdp.handles > 0)"),
+     column("fdp_misplaced_writes")
+         .units("requests")
+         .desc("write requests sent through another handle than their own "
+               "(device.fdp.misplaced_fraction) after the warm-up")
+         .only_if_set("with FDP (device.fdp.handles > 0)")},
     false,
     [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
       if (!simflash_size_to_cache(config.params)) {

@@ -12,6 +12,9 @@
 // Functional only: the timed mode drives the same FTL through Ftl::set_op_log().
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "devices/device.h"
 #include "devices/simflash/ftl.h"
 
@@ -44,8 +47,9 @@ class SimFlashDevice final : public Device {
   std::vector<Column> do_columns(const ReportContext& context) const override;
 
   Ftl ftl_;
-  FtlCounters measured_from_;  // the FTL's counters at begin_measurement()
-  uint32_t page_shift_;        // log2(page size)
+  FtlCounters measured_from_;                         // the FTL's counters at begin_measurement()
+  std::vector<FdpHandleCounters> fdp_measured_from_;  // and its per-handle FDP counters
+  uint32_t page_shift_;                               // log2(page size)
 };
 
 /// The simflash device as registered (devices/device.cpp). Its columns, after the warm-up:

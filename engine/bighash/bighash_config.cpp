@@ -96,7 +96,7 @@ const ComponentSpec& BigHashFramework::spec() {
       "CacheLib navy's BigHash (small objects): buckets of B bytes, FIFO within a bucket, every "
       "insert a read-modify-write of its bucket, a Bloom filter per bucket in DRAM",
       // framework.read_hits first, as no key of this engine precedes it in the section's order.
-      {kReadHitsKey, kBigHashBucketSizeKey, kBigHashBloomFilterBitsKey},
+      {kReadHitsKey, kPlacementHandlesKey, kBigHashBucketSizeKey, kBigHashBloomFilterBitsKey},
       engine_requirements("bighash"),
       {},
       {}};

@@ -147,7 +147,7 @@ class BigHashQueue {
         device_(ctx.device),
         sink_(ctx.sink),
         base_(ctx.device_offset),
-        placement_(ctx.placement),
+        placement_(ctx.placement(0, {"buckets"})),
         bucket_bytes_(config.bucket_bytes),
         capacity_(config.bucket_bytes - kBigHashBucketHeaderBytes),
         buckets_(bighash_buckets(config, ctx.capacity_bytes, ctx.device.logical_block_bytes())),
@@ -436,7 +436,7 @@ class BigHashQueue {
   Device& device_;
   EvictionSink sink_;
   uint64_t base_;       // ctx.device_offset: bucket b is at base_ + b·B
-  uint32_t placement_;  // ctx.placement: the FDP placement handle of every write
+  uint32_t placement_;  // the FDP placement handle of its one data class, buckets
   uint32_t bucket_bytes_;
   uint32_t capacity_;  // B − 24: the bytes entries may take
   uint64_t buckets_;

@@ -237,7 +237,7 @@ const ComponentSpec& BlockCacheFramework::spec() {
       "CacheLib navy's BlockCache: regions filled through in-memory buffers and written whole, "
       "a clean-region pool, region eviction (fifo, lru, sfifo) with reinsertion",
       // framework.read_hits first, as no key of this engine precedes it in the section's order.
-      {kReadHitsKey, kBlockCacheRegionSizeKey, kBlockCacheCleanRegionsKey,
+      {kReadHitsKey, kPlacementHandlesKey, kBlockCacheRegionSizeKey, kBlockCacheCleanRegionsKey,
        kBlockCacheRegionEvictionKey, kBlockCacheSfifoSegmentRatioKey, kBlockCacheSfifoPrioritiesKey,
        kBlockCacheReinsertionKey, kBlockCacheReinsertionHitsThresholdKey,
        kBlockCacheReinsertionPctKey},

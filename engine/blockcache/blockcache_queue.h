@@ -160,7 +160,7 @@ class BlockCacheQueue {
         device_(ctx.device),
         sink_(ctx.sink),
         base_(ctx.device_offset),
-        placement_(ctx.placement),
+        placement_(ctx.placement(0, {"regions"})),
         config_(config),
         geometry_(
             blockcache_geometry(config, ctx.capacity_bytes, ctx.device.logical_block_bytes())),
@@ -651,7 +651,7 @@ class BlockCacheQueue {
   EvictionSink sink_;
   uint64_t base_;       // ctx.device_offset: region r is at base_ + r·R
   bool zoned_ = false;  // the device has zones: region r is a zone, reset when reclaimed
-  uint32_t placement_;  // ctx.placement: the FDP placement handle of every write
+  uint32_t placement_;  // the FDP placement handle of its one data class, regions
   BlockCacheConfig config_;
   BlockCacheGeometry geometry_;
   uint64_t region_bytes_;

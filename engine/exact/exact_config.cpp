@@ -28,7 +28,7 @@ const ComponentSpec& ExactFramework::spec() {
       "exact",
       "an exact priority queue in memory, the fidelity baseline (objects placed naively or not "
       "at all)",
-      {kPlacementKey, kPlacementAlignmentKey, kReadHitsKey},
+      {kPlacementKey, kPlacementAlignmentKey, kReadHitsKey, kPlacementHandlesKey},
       {},
       {},
       {}};

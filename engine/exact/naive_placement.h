@@ -62,8 +62,10 @@ class NaivePlacement {
   static std::unique_ptr<NaivePlacement> make_if_enabled(const QueueContext& ctx) {
     const ExactConfig c = ExactConfig::from(ctx.framework.params);
     if (!c.naive_placement) return nullptr;
-    return std::make_unique<NaivePlacement>(ctx.device, ctx.capacity_bytes,
-                                            c.placement_alignment_bytes);
+    auto placement = std::make_unique<NaivePlacement>(ctx.device, ctx.capacity_bytes,
+                                                      c.placement_alignment_bytes);
+    placement->placement_ = ctx.placement(0, {"objects"});
+    return placement;
   }
 
   /// REQUIRES: capacity_bytes >= 1; alignment_bytes a power of two (ExactConfig::from).
@@ -141,7 +143,7 @@ class NaivePlacement {
     offsets_[h] = offset;
     allocated_bytes_ += len;
     high_water_bytes_ = std::max(high_water_bytes_, offset + len);
-    device_.write(offset, len);
+    device_.write(offset, len, placement_);
   }
 
   /// Reads h's whole extent from the device: a cache hit served from flash (the extent is
@@ -242,6 +244,7 @@ class NaivePlacement {
   }
 
   Device& device_;
+  uint32_t placement_ = 0;  // the FDP placement handle of its one data class, objects
   uint64_t align_;
   uint64_t span_ = 0;
   FreeMap free_;

@@ -126,20 +126,21 @@ HybridLayout hybrid_layout(const HybridConfig& config, const Params& params,
 
 const ComponentSpec& HybridFramework::spec() {
   static const ComponentSpec spec = [] {
-    ComponentSpec s{
-        "hybrid",
-        "CacheLib navy's hybrid: BigHash (or Kangaroo) for small objects and "
-        "BlockCache for large ones on one device, split by object size and a device "
-        "share",
-        {kReadHitsKey, kHybridSmallItemMaxSizeKey, kHybridSmallPctKey, kHybridSmallEngineKey},
-        engine_requirements("hybrid"),
-        {},
-        {}};
-    // Both engines' keys, in their own orders (framework.read_hits, first in each, is first).
+    ComponentSpec s{"hybrid",
+                    "CacheLib navy's hybrid: BigHash (or Kangaroo) for small objects and "
+                    "BlockCache for large ones on one device, split by object size and a device "
+                    "share",
+                    {kReadHitsKey, kPlacementHandlesKey, kHybridSmallItemMaxSizeKey,
+                     kHybridSmallPctKey, kHybridSmallEngineKey},
+                    engine_requirements("hybrid"),
+                    {},
+                    {}};
+    // Both engines' keys, in their own orders (framework.read_hits and
+    // framework.placement_handles, in each, are the hybrid's own, first).
     for (const ComponentSpec* e :
          {&BigHashFramework::spec(), &KangarooFramework::spec(), &BlockCacheFramework::spec()}) {
       for (const KeySpec& k : e->keys) {
-        if (k.name != kReadHitsKey.name) s.keys.push_back(k);
+        if (k.name != kReadHitsKey.name && k.name != kPlacementHandlesKey.name) s.keys.push_back(k);
       }
     }
     return s;

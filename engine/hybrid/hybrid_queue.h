@@ -28,8 +28,10 @@
 // Placement (NVMe FDP, docs/reference/fdp-spec.md): as CacheLib gives navy's BigHash and
 // BlockCache a placement handle each, after the default handle 0 (allocateFdpHandle,
 // cachelib/navy/common/FdpNvme.cpp:49-61; BigHash.cpp:92, RegionManager.cpp:57), the small
-// engine writes with handle 1 and BlockCache with handle 2: device.fdp.handles 3 puts each
-// on a reclaim unit handle of its own; with fewer, a device takes the others through handle 0.
+// engine writes with handle 1 and BlockCache with handle 2 (Kangaroo: its KLog 1, its KSet 2,
+// BlockCache 3): device.fdp.handles 3 puts each on a reclaim unit handle of its own; with
+// fewer, a device takes the others through handle 0. framework.placement_handles maps the
+// classes to other handles (QueueContext::placement).
 // framework.hybrid_small_engine kangaroo puts Kangaroo (engine/kangaroo/) in BigHash's place:
 // the same routing, its range at the device's end in whole sets, the same lookup order (its
 // KLog index and its sets' Bloom filters after BlockCache's index). Each call goes to the one
@@ -182,9 +184,10 @@ class HybridQueue {
       : table_(ctx.table),
         small_max_(config.small_item_max_bytes),
         layout_(layout),
-        large_(part(ctx, layout.large_offset, layout.large_bytes, kLargePlacement)) {
+        large_(
+            part(ctx, layout.large_offset, layout.large_bytes, small_classes(config), 1, config)) {
     const QueueContext small_ctx =
-        part(ctx, layout.small_offset, layout.small_bytes, kSmallPlacement);
+        part(ctx, layout.small_offset, layout.small_bytes, 0, small_classes(config), config);
     if (config.small_engine == HybridConfig::SmallEngine::kKangaroo) {
       kangaroo_.emplace(small_ctx);
     } else {
@@ -192,20 +195,42 @@ class HybridQueue {
     }
   }
 
-  // An engine's context: its range of the device and its placement handle.
-  static QueueContext part(const QueueContext& ctx, uint64_t offset, uint64_t bytes,
-                           uint32_t placement) {
+  // The small engine's data classes: BigHash's buckets, or Kangaroo's KLog and KSet.
+  static uint32_t small_classes(const HybridConfig& config) {
+    return config.small_engine == HybridConfig::SmallEngine::kKangaroo ? 2 : 1;
+  }
+
+  // An engine's context: its range of the device, and its data classes' placement handles —
+  // classes [first, first + count) of the hybrid's (the small engine's, then BlockCache's):
+  // the given list's, or one handle each from 1 (CacheLib's order, after the default handle 0).
+  static QueueContext part(const QueueContext& ctx, uint64_t offset, uint64_t bytes, uint32_t first,
+                           uint32_t count, const HybridConfig& config) {
     QueueContext c = ctx;
     c.capacity_bytes = bytes;
     c.device_offset = ctx.device_offset + offset;
-    c.placement = placement;
+    if (ctx.placement_handles.empty()) {
+      c.placement_first = 1 + first;
+      return c;
+    }
+    const uint32_t classes = small_classes(config) + 1;
+    if (ctx.placement_handles.size() != classes) {
+      std::string given;
+      for (const uint32_t h : ctx.placement_handles) {
+        if (!given.empty()) given += ',';
+        given += std::to_string(h);
+      }
+      throw std::invalid_argument("key 'framework.placement_handles': framework 'hybrid' writes " +
+                                  std::to_string(classes) + " data classes (" +
+                                  (classes == 3 ? "klog, kset, regions" : "buckets, regions") +
+                                  "): expected " + std::to_string(classes) + " handles, found '" +
+                                  given + "'");
+    }
+    c.placement_handles.assign(ctx.placement_handles.begin() + first,
+                               ctx.placement_handles.begin() + first + count);
     return c;
   }
 
   bool small(uint64_t size) const { return size <= small_max_; }
-
-  static constexpr uint32_t kSmallPlacement = 1;
-  static constexpr uint32_t kLargePlacement = 2;
 
   ObjectTable& table_;
   uint64_t small_max_;

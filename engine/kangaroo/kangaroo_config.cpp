@@ -218,9 +218,10 @@ const ComponentSpec& KangarooFramework::spec() {
       "set-associative cache (KSet); a log segment's objects move to their set in one rewrite "
       "when enough of them map there; RRIParoo eviction within a set; Bloom filters per set",
       // framework.read_hits first, as no key of this engine precedes it in the section's order.
-      {kReadHitsKey, kKangarooLogPctKey, kKangarooLogPartitionsKey, kKangarooSegmentSizeKey,
-       kKangarooPageSizeKey, kKangarooSetSizeKey, kKangarooThresholdKey, kKangarooRripBitsKey,
-       kKangarooBloomFilterBitsKey, kKangarooAdmissionProbabilityKey, kKangarooReadmitHitsKey},
+      {kReadHitsKey, kPlacementHandlesKey, kKangarooLogPctKey, kKangarooLogPartitionsKey,
+       kKangarooSegmentSizeKey, kKangarooPageSizeKey, kKangarooSetSizeKey, kKangarooThresholdKey,
+       kKangarooRripBitsKey, kKangarooBloomFilterBitsKey, kKangarooAdmissionProbabilityKey,
+       kKangarooReadmitHitsKey},
       engine_requirements("kangaroo"),
       {},
       {}};

@@ -221,7 +221,8 @@ class KangarooQueue {
         device_(ctx.device),
         sink_(ctx.sink),
         base_(ctx.device_offset),
-        placement_(ctx.placement),
+        placement_klog_(ctx.placement(0, {"klog", "kset"})),
+        placement_kset_(ctx.placement(1, {"klog", "kset"})),
         geo_(kangaroo_geometry(config, ctx.capacity_bytes, ctx.device.logical_block_bytes())),
         segments_(geo_.segments_per_partition),
         pps_(geo_.pages_per_segment),
@@ -574,7 +575,7 @@ class KangarooQueue {
   // Writes set s whole; its filter is then the union of its keys' bits (kept by counts, or
   // rebuilt when a count overflowed).
   void write_set(uint64_t s) {
-    device_.write(set_offset(s), geo_.set_bytes, placement_);
+    device_.write(set_offset(s), geo_.set_bytes, placement_kset_);
     ++engine_.set_rewrites;
     engine_.set_bytes_written += geo_.set_bytes;
     engine_.flash_bytes_written += geo_.set_bytes;
@@ -712,7 +713,7 @@ class KangarooQueue {
   // holds a segment.
   void flush_and_advance(uint32_t p) {
     const uint64_t g = uint64_t{p} * segments_ + open_slot_[p];
-    device_.write(base_ + g * geo_.segment_bytes, geo_.segment_bytes, placement_);
+    device_.write(base_ + g * geo_.segment_bytes, geo_.segment_bytes, placement_klog_);
     ++engine_.log_segments_written;
     engine_.log_bytes_written += geo_.segment_bytes;
     engine_.flash_bytes_written += geo_.segment_bytes;
@@ -920,8 +921,11 @@ class KangarooQueue {
   ObjectTable& table_;
   Device& device_;
   EvictionSink sink_;
-  uint64_t base_;       // ctx.device_offset: the log starts there, the sets after it
-  uint32_t placement_;  // ctx.placement: the FDP placement handle of every write
+  uint64_t base_;  // ctx.device_offset: the log starts there, the sets after it
+  // The FDP placement handles of its two data classes (QueueContext::placement): the KLog's
+  // segments, written in log order, and the KSet's sets, rewritten in place.
+  uint32_t placement_klog_;
+  uint32_t placement_kset_;
   KangarooGeometry geo_;
   uint64_t segments_;       // N: segment slots per partition
   uint32_t pps_;            // pages per segment

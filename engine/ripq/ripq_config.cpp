@@ -54,7 +54,7 @@ const ComponentSpec& RipqFramework::spec() {
       "RIPQ (RIPQ paper 4): K insertion points over device blocks of B bytes written whole, "
       "virtual blocks for lazy increases",
       {kBlockSizeKey, kInsertionPointsKey, kReservedBlocksKey, kMaterializeThresholdKey,
-       kHistogramBinsKey, kReadHitsKey},
+       kHistogramBinsKey, kReadHitsKey, kPlacementHandlesKey},
       {},
       {},
       {}};

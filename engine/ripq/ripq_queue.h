@@ -108,6 +108,7 @@ class RipqQueue {
                       ctx.device.logical_block_bytes());
     flash_bytes_ = slots_ * block_bytes_;
     zoned_ = zoned_units(ctx.device, block_bytes_, 0, "framework.block_size");
+    placement_ = ctx.placement(0, {"blocks"});
     for (uint64_t s = 0; s < slots_; ++s) free_slots_.push_back(static_cast<uint32_t>(s));
     header_bytes_ = std::max<uint64_t>(1, device_.logical_block_bytes());
     // One section to start with; splits add the others as the queue fills.
@@ -663,7 +664,8 @@ class RipqQueue {
     Block& blk = blocks_[dev];
     blk.slot = slot;
     blk.sealed = true;
-    device_.write(uint64_t{slot} * block_bytes_, block_bytes_);  // the whole block, padding too
+    device_.write(uint64_t{slot} * block_bytes_, block_bytes_,
+                  placement_);  // the whole block, padding too
     const uint32_t old_virtual = sections_[sec].active_virtual;
     const uint32_t head = sections_[sec].head;
     sections_[sec].active_device = new_block(sec, false, head);
@@ -892,7 +894,7 @@ class RipqQueue {
       free_slots_.pop_front();
       src.slot = slot;
       src.sealed = true;
-      device_.write(uint64_t{slot} * block_bytes_, block_bytes_);
+      device_.write(uint64_t{slot} * block_bytes_, block_bytes_, placement_);
       pending_reclaim_ = true;
     } else {
       unlink_block(lo_dev);
@@ -904,7 +906,8 @@ class RipqQueue {
 
   ObjectTable& table_;
   Device& device_;
-  bool zoned_ = false;  // a slot per zone: freeing a slot resets its zone
+  bool zoned_ = false;      // a slot per zone: freeing a slot resets its zone
+  uint32_t placement_ = 0;  // the FDP placement handle of its one data class, blocks
   EvictionSink sink_;
   uint64_t block_bytes_;
   uint64_t slots_;

@@ -41,7 +41,7 @@ const ComponentSpec& SipqFramework::spec() {
       "sipq",
       "SIPQ (RIPQ paper 5): the device as one cyclic log of B-byte blocks and an exact queue "
       "over a virtual cache of occupancy theta",
-      {kBlockSizeKey, kOccupancyKey, kReadHitsKey},
+      {kBlockSizeKey, kOccupancyKey, kReadHitsKey, kPlacementHandlesKey},
       {},
       {},
       {}};

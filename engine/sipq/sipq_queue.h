@@ -149,6 +149,7 @@ class SipqQueue {
         header_bytes_(std::max<uint64_t>(1, ctx.device.logical_block_bytes())) {
     counters_.dram_buffer_bytes = block_;
     zoned_ = zoned_units(ctx.device, block_, 0, "framework.block_size");
+    placement_ = ctx.placement(0, {"blocks"});
   }
 
   SipqQueue(const SipqQueue&) = delete;
@@ -430,7 +431,7 @@ class SipqQueue {
   // tail): the VC first drops down to its limit, then the tail's VC objects join carry_ and the
   // others are evicted.
   void advance() {
-    device_.write(uint64_t{head_} * block_, block_);  // the whole block, padding too
+    device_.write(uint64_t{head_} * block_, block_, placement_);  // the whole block, padding too
     blocks_[head_].sealed = true;
     blocks_[head_].padding = block_ - fill_;
     padding_ += block_ - fill_;
@@ -541,7 +542,8 @@ class SipqQueue {
 
   ObjectTable& table_;
   Device& device_;
-  bool zoned_ = false;  // a slot per zone: a reclaim resets its zone
+  bool zoned_ = false;      // a slot per zone: a reclaim resets its zone
+  uint32_t placement_ = 0;  // the FDP placement handle of its one data class, blocks
   EvictionSink sink_;
   uint64_t block_;
   uint32_t slots_;

@@ -676,7 +676,8 @@ TEST_CASE("BigHash's layout and registration", "[bighash]") {
   CHECK(spec.name == "bighash");
   std::vector<std::string> names;
   for (const KeySpec& k : spec.keys) names.push_back(k.name);
-  CHECK(names == std::vector<std::string>{"framework.read_hits", "framework.bighash_bucket_size",
+  CHECK(names == std::vector<std::string>{"framework.read_hits", "framework.placement_handles",
+                                          "framework.bighash_bucket_size",
                                           "framework.bighash_bloom_filter_bits"});
   STATIC_REQUIRE(BigHashFramework::kEngine);
   STATIC_REQUIRE(BigHashFramework::kHasQueue);

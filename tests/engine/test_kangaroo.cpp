@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "devices/null_device.h"
+#include "devices/simflash/simflash_device.h"
 #include "engine/bighash/bighash_bloom.h"
 #include "engine/cache.h"
 #include "engine/kangaroo/kangaroo_config.h"
@@ -929,6 +930,54 @@ TEST_CASE("Kangaroo's application write amplification: threshold 1, no readmissi
   CHECK(q.check_invariants() == "");
 }
 
+TEST_CASE("Kangaroo on an FDP device: the KLog on one placement handle, the KSet on another",
+          "[kangaroo][fdp]") {
+  // Two data classes: KLog segments (class 0) and KSet sets (class 1), one handle each by
+  // default (0 and 1); the device counts each handle's host pages, which must be the engine's
+  // own log and set bytes. framework.placement_handles maps both to one handle, or is refused
+  // when it does not give one handle per class.
+  Knobs k;
+  k.threshold = 1;
+  k.partitions = 3;
+  k.segment = 16384;
+  k.page = 4096;
+  k.set = 4096;
+  k.log_pct = 5;
+  const uint64_t C = 3 * 8 * 16384 * 20;
+  SimFlashConfig sf = simflash_profile("tiny");
+  sf.utilization = 0.93;  // exports 14.9 MiB, above C
+  sf.fdp_handles = 2;
+  for (const char* handles : {"auto", "1,1"}) {
+    INFO(handles);
+    SimFlashDevice device(sf);
+    FrameworkConfig f = kg_config(k);
+    f.params.set(kPlacementHandlesKey.name, handles);
+    KCache c(cache_config(C), f, fifo(), device);
+    RngStream rng(3, 0);
+    for (int i = 0; i < 60000; ++i) c.access(get(1 + rng.below(40000), 200));
+    const KangarooCounters& e = c.queue().engine_counters();
+    REQUIRE(e.log_bytes_written > 0);
+    REQUIRE(e.set_bytes_written > 0);
+    const std::vector<FdpHandleCounters>& h = device.ftl().fdp_counters();
+    if (std::string(handles) == "auto") {
+      CHECK(h[0].host_pages_written * 4096 == e.log_bytes_written);
+      CHECK(h[1].host_pages_written * 4096 == e.set_bytes_written);
+    } else {
+      CHECK(h[0].host_pages_written == 0);
+      CHECK(h[1].host_pages_written * 4096 == e.log_bytes_written + e.set_bytes_written);
+    }
+  }
+  SimFlashDevice device(sf);
+  FrameworkConfig f = kg_config(k);
+  f.params.set(kPlacementHandlesKey.name, "1");
+  CHECK_THROWS_WITH(KCache(cache_config(C), f, fifo(), device),
+                    Catch::Contains("framework.placement_handles") &&
+                        Catch::Contains("(klog, kset)") && Catch::Contains("'1'"));
+  f.params.set(kPlacementHandlesKey.name, "1,x");
+  CHECK_THROWS_WITH(KCache(cache_config(C), f, fifo(), device),
+                    Catch::Contains("framework.placement_handles") && Catch::Contains("1,x"));
+}
+
 TEST_CASE("Kangaroo's pre-log admission refuses objects and leaves nothing behind", "[kangaroo]") {
   Knobs k;
   k.segment = 16384;
@@ -1175,11 +1224,11 @@ TEST_CASE("Kangaroo's layout and registration", "[kangaroo]") {
   std::vector<std::string> names;
   for (const KeySpec& key : spec.keys) names.push_back(key.name);
   CHECK(names == std::vector<std::string>{
-                     "framework.read_hits", "framework.kangaroo_log_pct",
-                     "framework.kangaroo_log_partitions", "framework.kangaroo_segment_size",
-                     "framework.kangaroo_page_size", "framework.kangaroo_set_size",
-                     "framework.kangaroo_threshold", "framework.kangaroo_rrip_bits",
-                     "framework.kangaroo_bloom_filter_bits",
+                     "framework.read_hits", "framework.placement_handles",
+                     "framework.kangaroo_log_pct", "framework.kangaroo_log_partitions",
+                     "framework.kangaroo_segment_size", "framework.kangaroo_page_size",
+                     "framework.kangaroo_set_size", "framework.kangaroo_threshold",
+                     "framework.kangaroo_rrip_bits", "framework.kangaroo_bloom_filter_bits",
                      "framework.kangaroo_admission_probability",
                      "framework.kangaroo_readmit_hits"});
   REQUIRE(spec.requirements.size() == 3);

@@ -3,10 +3,12 @@
 // every device and as a hierarchy's flash tier, their columns (dram_index_bytes_per_object,
 // bloom_false_positive_reads, flash_write_rate_mib_s, device_lifetime_days) equal hand
 // computations, and what they cannot run is refused before any cell.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
@@ -261,6 +263,30 @@ TEST_CASE("hybrid cell on an FDP simflash: each engine on its handle keeps the d
   CHECK(num(mixed, "wa_ftl") > 1.8);
   CHECK(num(placed, "wa_ftl") < 1.15);
   CHECK(placed.at("device.fdp.handles") == "3");
+  // Per handle (0, 1, 2): no host write on the default handle (its media pages are GC's copies
+  // of the preconditioned data); the handles' pages add up to the device's, host and media
+  // alike; BigHash's random buckets (handle 1) cost GC more than BlockCache's regions (2).
+  auto handles = [&](const char* column) {
+    std::vector<double> out;
+    std::string text = placed.at(column);
+    size_t at = 0;
+    while (at <= text.size()) {
+      const size_t comma = std::min(text.find(',', at), text.size());
+      out.push_back(std::stod(text.substr(at, comma - at)));
+      at = comma + 1;
+    }
+    return out;
+  };
+  const std::vector<double> host = handles("fdp_handle_host_pages_written");
+  const std::vector<double> media = handles("fdp_handle_media_pages_written");
+  REQUIRE(host.size() == 3);
+  REQUIRE(media.size() == 3);
+  CHECK(host[0] == 0);
+  CHECK(host[1] + host[2] == num(placed, "host_pages_written"));
+  CHECK(media[0] + media[1] + media[2] == num(placed, "nand_pages_written"));
+  CHECK(media[1] / host[1] > media[2] / host[2]);
+  CHECK(placed.at("fdp_invalid_placement_events") == "0");
+  CHECK(mixed.count("fdp_handle_host_pages_written") == 0);
   CHECK(placed.at("device.precondition") == "true");
 }
 
