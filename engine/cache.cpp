@@ -15,38 +15,18 @@ void throw_not_zoned(const std::string& framework) {
       "device without zones");
 }
 
-const KeySpec kPlacementHandlesKey =
-    key("framework.placement_handles", ValueType::kString)
-        .def("auto")
-        .yaml_list()
-        .desc(
-            "FDP: the placement handle of each of the framework's data classes, in its order "
-            "(kangaroo: klog, kset; hybrid: the small engine's, then BlockCache's); auto: one "
-            "handle per class, from 0 (the hybrid's from 1)");
-
 QueueContext with_placement_handles(QueueContext c) {
   const std::string text = c.framework.params.get<std::string>(kPlacementHandlesKey);
   c.placement_handles.clear();
   if (text == "auto") return c;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t comma = text.find(',', at);
-    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    const size_t b = item.find_first_not_of(" \t");
-    const size_t e = item.find_last_not_of(" \t");
-    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
-    int64_t v = 0;
-    if (!parse_int(item, &v) || v < 0 || v > 65535) {
-      throw std::invalid_argument(
-          "key 'framework.placement_handles': expected placement "
-          "handles, integers in [0, 65535] separated by commas, one per "
-          "data class (e.g. 1,2), or auto, found '" +
-          text + "'");
-    }
-    c.placement_handles.push_back(static_cast<uint32_t>(v));
-    if (comma == std::string::npos) break;
-    at = comma + 1;
+  std::vector<int64_t> items;
+  if (!parse_int_list(text, 0, 65535, &items)) {
+    throw std::invalid_argument(
+        "key 'framework.placement_handles': expected placement handles, integers in [0, 65535] "
+        "separated by commas, one per data class (e.g. 1,2), or auto, found '" +
+        text + "'");
   }
+  c.placement_handles.assign(items.begin(), items.end());
   return c;
 }
 

@@ -286,7 +286,15 @@ struct QueueContext {
 /// framework.placement_handles: the FDP placement handle of each of the framework's data
 /// classes, in its declared order, or "auto" (the default: one handle per class, see
 /// QueueContext::placement_handles; docs/guide/devices.md).
-extern const KeySpec kPlacementHandlesKey;
+inline const KeySpec kPlacementHandlesKey =
+    key("framework.placement_handles", ValueType::kString)
+        .def("auto")
+        .yaml_list()
+        .desc(
+            "FDP: the placement handle of each of the framework's data classes, in its order "
+            "(kangaroo: klog, kset; hybrid: the small engine's, then BlockCache's); auto: one "
+            "handle per class, from 0 (the hybrid's from 1)");
+
 /// `c` with framework.placement_handles of c.framework parsed into c.placement_handles. Throws
 /// std::invalid_argument quoting the key and the text when it is not a list of integers in
 /// [0, 65535].

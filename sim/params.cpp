@@ -51,6 +51,23 @@ bool parse_int(const std::string& t, int64_t* out) {
   return ec == std::errc() && p == e;
 }
 
+bool parse_int_list(const std::string& text, int64_t lo, int64_t hi, std::vector<int64_t>* out) {
+  out->clear();
+  size_t at = 0;
+  while (true) {
+    const size_t comma = text.find(',', at);
+    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const size_t b = item.find_first_not_of(" \t");
+    const size_t e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    int64_t v = 0;
+    if (!parse_int(item, &v) || v < lo || v > hi) return false;
+    out->push_back(v);
+    if (comma == std::string::npos) return true;
+    at = comma + 1;
+  }
+}
+
 uint64_t parse_size(const std::string& text) {
   const std::string expected =
       "a size: an integer number of bytes, optionally followed by B, KiB, MiB, GiB, TiB "

@@ -159,6 +159,10 @@ bool parse_bool(const std::string& text, bool* out);
 bool parse_double(const std::string& text, double* out);
 /// A decimal integer; false if `text` is not one.
 bool parse_int(const std::string& text, int64_t* out);
+/// Comma-separated decimal integers, each in [lo, hi], blanks around each allowed ("1, 2,3"):
+/// the list of a key declared yaml_list(). False, `out` unspecified, if any item is not one
+/// (an empty text or item included).
+bool parse_int_list(const std::string& text, int64_t lo, int64_t hi, std::vector<int64_t>* out);
 
 /// "WHAT: unknown 'FOUND' (allowed: a, b, c)": the one message for a name that is not in a
 /// list (a registry, an enumeration).

@@ -173,6 +173,13 @@ void Ftl::zone_fail(uint16_t status, const char* name, uint32_t z, uint64_t lpn,
                   std::to_string(uint64_t{z} * zone_size_pages_ + zone.wp) + "): " + why);
 }
 
+void Ftl::check_zone(uint32_t z) const {
+  if (z >= zones_.size()) {
+    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
+                            std::to_string(zones_.size()) + " zones");
+  }
+}
+
 void Ftl::zone_release(uint32_t z) {
   Zone& zone = zones_[z];
   if (zone.state == ZoneState::kImplicitlyOpen) {
@@ -246,10 +253,7 @@ void Ftl::zoned_write(uint64_t lpn, uint64_t count) {
 }
 
 uint64_t Ftl::zone_append(uint32_t z, uint64_t count) {
-  if (z >= zones_.size()) {
-    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
-                            std::to_string(zones_.size()) + " zones");
-  }
+  check_zone(z);
   const uint64_t lpn = uint64_t{z} * zone_size_pages_ + zones_[z].wp;
   if (count == 0) return lpn;
   zoned_write(lpn, count);
@@ -258,10 +262,7 @@ uint64_t Ftl::zone_append(uint32_t z, uint64_t count) {
 }
 
 void Ftl::zone_reset(uint32_t z) {
-  if (z >= zones_.size()) {
-    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
-                            std::to_string(zones_.size()) + " zones");
-  }
+  check_zone(z);
   Zone& zone = zones_[z];
   if (zone.state == ZoneState::kEmpty) return;
   zone_release(z);
@@ -287,10 +288,7 @@ void Ftl::zone_reset(uint32_t z) {
 }
 
 void Ftl::zone_finish(uint32_t z) {
-  if (z >= zones_.size()) {
-    throw std::out_of_range("simflash ZNS: zone " + std::to_string(z) + " ≥ " +
-                            std::to_string(zones_.size()) + " zones");
-  }
+  check_zone(z);
   Zone& zone = zones_[z];
   if (zone.state == ZoneState::kFull) return;
   zone_release(z);

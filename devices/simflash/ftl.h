@@ -275,7 +275,8 @@ class Ftl {
   uint32_t open_zones() const { return open_zones_; }
   uint32_t active_zones() const { return active_zones_; }
   /// Zone Append of `count` pages to zone z: written at its write pointer, whose page (the
-  /// logical page of the first one) is returned. Throws ZoneError as a write there would.
+  /// logical page of the first one) is returned. Throws ZoneError as a write there would, and
+  /// std::out_of_range if z ≥ zones() (as zone_reset and zone_finish).
   uint64_t zone_append(uint32_t z, uint64_t count);
   /// Zone Reset: unmaps the zone's pages and erases its superblocks (nothing for an empty
   /// zone); the zone becomes empty, its write pointer 0.
@@ -450,7 +451,8 @@ class Ftl {
   // place); a zone's transition into the open state, with the open and active limits.
   void zoned_write(uint64_t lpn, uint64_t count);
   void zone_open_for_write(uint32_t z);
-  void zone_release(uint32_t z);  // leaves open/closed: the counts and the open list
+  void zone_release(uint32_t z);      // leaves open/closed: the counts and the open list
+  void check_zone(uint32_t z) const;  // throws std::out_of_range unless z < zones()
   [[noreturn]] void zone_fail(uint16_t status, const char* name, uint32_t z, uint64_t lpn,
                               uint64_t count, const std::string& why) const;
 

@@ -80,25 +80,14 @@ namespace {
 // "1,2, 3" (the loader's text of a YAML list) as positive integers. Throws quoting the text.
 std::vector<uint32_t> parse_ratio(const std::string& text) {
   const std::string& name = kBlockCacheSfifoSegmentRatioKey.name;
-  std::vector<uint32_t> out;
-  size_t at = 0;
-  while (true) {
-    const size_t comma = text.find(',', at);
-    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    const size_t b = item.find_first_not_of(" \t");
-    const size_t e = item.find_last_not_of(" \t");
-    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
-    int64_t v = 0;
-    if (!parse_int(item, &v) || v < 1 || v > 1000000) {
-      throw std::invalid_argument(fmt::format(
-          "key '{}': expected positive integers (at most 1000000) separated by commas, a "
-          "segment ratio of 0 being navy's error (FifoPolicy.cpp:25-34), found '{}'",
-          name, text));
-    }
-    out.push_back(static_cast<uint32_t>(v));
-    if (comma == std::string::npos) break;
-    at = comma + 1;
+  std::vector<int64_t> items;
+  if (!parse_int_list(text, 1, 1000000, &items)) {
+    throw std::invalid_argument(
+        fmt::format("key '{}': expected positive integers (at most 1000000) separated by commas, a "
+                    "segment ratio of 0 being navy's error (FifoPolicy.cpp:25-34), found '{}'",
+                    name, text));
   }
+  const std::vector<uint32_t> out(items.begin(), items.end());
   if (out.size() > 16) {
     throw std::invalid_argument(fmt::format(
         "key '{}': expected at most 16 segments, found {} in '{}'", name, out.size(), text));

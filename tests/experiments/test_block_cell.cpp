@@ -315,7 +315,7 @@ TEST_CASE("a hierarchy with its flash tier on a real file decides as on the null
 }
 
 TEST_CASE("experiments/kv_compare_wall.yaml: the simulated run's hit ratios and its shape",
-          "[block][cell][tiers]") {
+          "[block][cell][tiers][slow]") {
   // 5,000 operations instead of 200,000; the flash tier's file in the scratch directory.
   TempDir dir(scratch_dir());
   const std::vector<Override> shorter = {{"trace.operation_count", "5000"}};

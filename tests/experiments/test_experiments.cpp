@@ -697,6 +697,20 @@ TEST_CASE("resolve_path: the file's directory unless given with --set, an absolu
 // ------------------------------------------------------------------------------------------
 // parse_size and CapacitySpec.
 
+TEST_CASE("parse_int_list: comma-separated integers in a range, blanks allowed", "[experiments]") {
+  std::vector<int64_t> v;
+  CHECK(parse_int_list("1, 2,3", 0, 10, &v));
+  CHECK(v == std::vector<int64_t>{1, 2, 3});
+  CHECK(parse_int_list(" 7 ", 7, 7, &v));
+  CHECK(v == std::vector<int64_t>{7});
+  CHECK(parse_int_list("-2,0", -5, 0, &v));
+  CHECK(v == std::vector<int64_t>{-2, 0});
+  for (const char* bad : {"", "1,,2", "1,", ",1", "1;2", "1.5", "x", "11", "0,11"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_int_list(bad, 0, 10, &v));
+  }
+}
+
 TEST_CASE("parse_size accepts bytes and binary and decimal units", "[experiments]") {
   CHECK(parse_size("4096") == 4096);
   CHECK(parse_size("0") == 0);

@@ -256,7 +256,7 @@ std::map<std::string, std::map<int, RowMap>> nhc_rows(const std::string& file) {
 }
 
 TEST_CASE("tiered cell: experiments/nhc_flash_core.yaml shows what its comments say",
-          "[tiers][experiments]") {
+          "[tiers][experiments][slow]") {
   auto by = nhc_rows(FLASHPQ_SOURCE_DIR "/experiments/nhc_flash_core.yaml");
   CHECK(by["wa"][10000].at("backing.device") == "simflash");
   auto rps = [&](const std::string& mode, int rate) {
@@ -275,7 +275,8 @@ TEST_CASE("tiered cell: experiments/nhc_flash_core.yaml shows what its comments 
   }
 }
 
-TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say", "[tiers][experiments]") {
+TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say",
+          "[tiers][experiments][slow]") {
   auto by = nhc_rows(FLASHPQ_SOURCE_DIR "/experiments/nhc.yaml");
   auto rps = [&](const std::string& mode, int rate) {
     return num(by[mode][rate], "throughput_rps");
@@ -303,7 +304,7 @@ TEST_CASE("tiered cell: experiments/nhc.yaml shows what its comments say", "[tie
 }
 
 TEST_CASE("tiered cell: experiments/kv_compare.yaml shows what its comments say",
-          "[tiers][experiments]") {
+          "[tiers][experiments][slow]") {
   const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/kv_compare.yaml", {});
   REQUIRE(ex.cells.size() == 20);
   // records → workload (letter, "-uniform") → admit probability → row

@@ -371,7 +371,7 @@ TEST_CASE("ycsb vs YCSB 0.17.0: fnvhash64, key names and the insert order", "[yc
   }
 }
 
-TEST_CASE("ycsb vs YCSB 0.17.0: operation mixes (chi-square, significance 1e-4)", "[ycsb]") {
+TEST_CASE("ycsb vs YCSB 0.17.0: operation mixes (chi-square, significance 1e-4)", "[ycsb][slow]") {
   for (const Reference& r : references()) {
     const Observed o =
         observe(reference_config(r.run, r.records, r.operations), flashpq_operations(r));
@@ -385,7 +385,8 @@ TEST_CASE("ycsb vs YCSB 0.17.0: operation mixes (chi-square, significance 1e-4)"
   }
 }
 
-TEST_CASE("ycsb vs YCSB 0.17.0: key popularity of every run (KS and chi-square, 1e-4)", "[ycsb]") {
+TEST_CASE("ycsb vs YCSB 0.17.0: key popularity of every run (KS and chi-square, 1e-4)",
+          "[ycsb][slow]") {
   // Workloads a, b, c, f (scrambled zipfian), e's scan starts, uniform, hotspot, latest without
   // inserts, and a zipfian constant of 0.8; keys ordered by key number. In e, inserts let the
   // starts reach new keys as they come, so how often an inserted key is chosen depends on when
