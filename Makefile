@@ -10,7 +10,7 @@
 #   make test-tsan   the tests of the parallel sweep and the prefetching reader under
 #                    ThreadSanitizer (CI runs it)
 #   make fuzz   every fuzz target (fuzz/targets.h) for FUZZ_SECONDS each (default 600), FUZZ_JOBS
-#               at once; prints executions and findings (CI: FUZZ_SECONDS=6)
+#               at once; prints executions and findings (CI: FUZZ_SECONDS=4)
 #   make format-check   every C++ source as the checked-in .clang-format wants it (CI runs it)
 #   make bench  requests per second of each exact policy (needs ../shared/traces)
 #   scripts/bench-verify.sh   verify at scale: 10 GiB written, read back and checked, then a

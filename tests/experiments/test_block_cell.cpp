@@ -218,7 +218,7 @@ TEST_CASE("a cache on a real file decides exactly as on the null device", "[bloc
 }
 
 TEST_CASE("a hierarchy with its flash tier on a real file decides as on the null device, timed",
-          "[block][cell][tiers]") {
+          "[block][cell][tiers][slow]") {
   TempDir dir(scratch_dir());
   const std::string dev = dir.file("dev.img");
   const std::string base = "trace: {path: " + kBundled +

@@ -142,7 +142,7 @@ TEST_CASE("SHARDS and miniature simulation: the stated errors against the exact 
   CHECK(mean_abs_error(shards_c, exact_c, "byte_hit_ratio") <= 0.01);
 }
 
-TEST_CASE("miniature simulation of LRU equals SHARDS on the same sample", "[curves]") {
+TEST_CASE("miniature simulation of LRU equals SHARDS on the same sample", "[curves][slow]") {
   // Both keep the keys hashing below R 2^24; a mini cache of floor(C R) objects or bytes hits
   // exactly the sampled requests whose stack distance d has d <= C R; both count the sample's
   // shortfall against R times the whole trace as hits (SHARDS_adj).

@@ -237,7 +237,7 @@ uint64_t histogram_total(const std::string& text) {
 }
 
 TEST_CASE("timed: simulated time changes no functional result and fills the timing columns",
-          "[direct]") {
+          "[direct][slow]") {
   TempDir dir;
   const std::string device_io = dir.write("d.yaml", kDeviceIo);
   const std::string cache = dir.write(

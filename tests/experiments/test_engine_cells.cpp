@@ -80,7 +80,8 @@ TEST_CASE("bighash cell: WA, DRAM, Bloom filter, write rate and lifetime by hand
   CHECK(row.count("device_lifetime_days") == 0);
 }
 
-TEST_CASE("bighash cell: the same results on null, simflash and a file", "[engines][bighash]") {
+TEST_CASE("bighash cell: the same results on null, simflash and a file",
+          "[engines][bighash][slow]") {
   const std::string base = kSmallObjectsShort +
                            "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
                            "framework: {name: bighash}\n";
@@ -151,7 +152,7 @@ TEST_CASE("blockcache cell: application WA = (1 + reinserted / admitted) x slot 
 }
 
 TEST_CASE("blockcache cell: the same results on null, simflash and a file",
-          "[engines][blockcache]") {
+          "[engines][blockcache][slow]") {
   const std::string base = kLargeObjects +
                            "cache: {capacity: 0.2}\npolicy: {name: fifo}\n"
                            "framework: {name: blockcache, blockcache_region_size: 1MiB, "
