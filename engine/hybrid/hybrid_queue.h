@@ -212,21 +212,13 @@ class HybridQueue {
       c.placement_first = 1 + first;
       return c;
     }
-    const uint32_t classes = small_classes(config) + 1;
-    if (ctx.placement_handles.size() != classes) {
-      std::string given;
-      for (const uint32_t h : ctx.placement_handles) {
-        if (!given.empty()) given += ',';
-        given += std::to_string(h);
-      }
-      throw std::invalid_argument("key 'framework.placement_handles': framework 'hybrid' writes " +
-                                  std::to_string(classes) + " data classes (" +
-                                  (classes == 3 ? "klog, kset, regions" : "buckets, regions") +
-                                  "): expected " + std::to_string(classes) + " handles, found '" +
-                                  given + "'");
+    // QueueContext::placement checks the list against the hybrid's classes, as every queue's.
+    c.placement_handles.clear();
+    for (uint32_t i = first; i < first + count; ++i) {
+      c.placement_handles.push_back(small_classes(config) == 2
+                                        ? ctx.placement(i, {"klog", "kset", "regions"})
+                                        : ctx.placement(i, {"buckets", "regions"}));
     }
-    c.placement_handles.assign(ctx.placement_handles.begin() + first,
-                               ctx.placement_handles.begin() + first + count);
     return c;
   }
 

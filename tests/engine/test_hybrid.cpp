@@ -148,6 +148,76 @@ TEST_CASE("hybrid: Kangaroo as the small engine behaves as it does alone", "[hyb
       Catch::Contains("framework.hybrid_small_item_max_size") && Catch::Contains("Kangaroo page"));
 }
 
+// Bytes written per placement handle (Device::write's tag; 0 for untagged writes).
+class PlacementBytesDevice final : public Device {
+ public:
+  PlacementBytesDevice() : Device(0, 1) {}
+  std::vector<uint64_t> bytes = std::vector<uint64_t>(8, 0);
+
+ private:
+  void do_write(uint64_t, uint64_t l) override { bytes[0] += l; }
+  void do_write_placed(uint64_t, uint64_t l, uint32_t p) override { bytes.at(p) += l; }
+  void do_read(uint64_t, uint64_t) override {}
+  void do_trim(uint64_t, uint64_t) override {}
+};
+
+TEST_CASE("hybrid: each engine's data classes on the handles framework.placement_handles gives",
+          "[hybrid][fdp]") {
+  // The small engine's classes first, then BlockCache's regions: auto puts them on 1, 2, ...
+  // (CacheLib's order), a list on its handles in that order; a list of another length is
+  // refused naming the classes. Each handle's bytes are the engine's own flash writes.
+  for (const bool kangaroo : {false, true}) {
+    FrameworkConfig hc = hybrid_config(256 << 10, 1000, 30);
+    std::vector<std::string> lists = {"auto", "3,1"};
+    if (kangaroo) {
+      hc.params.set(kHybridSmallEngineKey.name, std::string("kangaroo"));
+      hc.params.set(kKangarooSegmentSizeKey.name, std::string("16KiB"));
+      hc.params.set(kKangarooLogPctKey.name, 10);
+      lists = {"auto", "5,4,1"};
+    }
+    for (const std::string& list : lists) {
+      INFO((kangaroo ? "kangaroo " : "bighash ") << list);
+      hc.params.set(kPlacementHandlesKey.name, list);
+      CacheConfig cc;
+      cc.capacity_bytes = 4 << 20;
+      PlacementBytesDevice dev;
+      Cache<FifoPolicy, HybridQueue, NoAdmission> h(cc, hc, fifo(), dev);
+      RngStream rng(5, 0);
+      for (int i = 0; i < 40000; ++i) {
+        const uint64_t key = 1 + rng.below(20000);
+        h.access(Request{0, key, static_cast<uint32_t>(key % 2 == 0 ? 200 : 3000), Op::kGet});
+      }
+      const HybridQueue& q = h.queue();
+      const uint64_t large = q.large_engine().engine_counters().flash_bytes_written;
+      REQUIRE(large > 0);
+      CHECK(dev.bytes[0] == 0);
+      if (kangaroo) {
+        const KangarooCounters& e = q.kangaroo_engine()->engine_counters();
+        REQUIRE(e.log_bytes_written > 0);
+        REQUIRE(e.set_bytes_written > 0);
+        const bool listed = list != "auto";
+        CHECK(dev.bytes[listed ? 5 : 1] == e.log_bytes_written);
+        CHECK(dev.bytes[listed ? 4 : 2] == e.set_bytes_written);
+        CHECK(dev.bytes[listed ? 1 : 3] == large);
+      } else {
+        const uint64_t small = q.bighash_engine()->engine_counters().flash_bytes_written;
+        REQUIRE(small > 0);
+        CHECK(dev.bytes[list == "auto" ? 1 : 3] == small);
+        CHECK(dev.bytes[list == "auto" ? 2 : 1] == large);
+      }
+    }
+    hc.params.set(kPlacementHandlesKey.name, std::string(kangaroo ? "1,2" : "1,2,3"));
+    CacheConfig cc;
+    cc.capacity_bytes = 4 << 20;
+    NullDevice none;
+    CHECK_THROWS_WITH(
+        (Cache<FifoPolicy, HybridQueue, NoAdmission>(cc, hc, fifo(), none)),
+        Catch::Contains("framework.placement_handles") &&
+            Catch::Contains(kangaroo ? "(klog, kset, regions)" : "(buckets, regions)") &&
+            Catch::Contains(kangaroo ? "'1,2'" : "'1,2,3'"));
+  }
+}
+
 TEST_CASE("hybrid: bad keys are refused, quoting the value", "[hybrid]") {
   Params p;
   HybridConfig c;
