@@ -15,6 +15,7 @@
 #include "devices/simflash/simflash_device.h"
 #include "engine/admission.h"
 #include "engine/framework.h"
+#include "experiments/config/schema.h"
 #include "experiments/run/kernels.h"
 #include "experiments/run/measure.h"
 #include "experiments/run/replay.h"
@@ -103,6 +104,17 @@ int run_bench(const BenchConfig& config, std::ostream& out) {
         kBlockSizeKey.name,
         std::max<uint64_t>(1, static_cast<uint64_t>(config.block_fraction *
                                                     static_cast<double>(cc.capacity_bytes))));
+    for (const std::string& kv : config.framework_keys) {
+      const size_t eq = kv.find('=');
+      const std::string key = kv.substr(0, std::min(eq, kv.size()));
+      if (eq == std::string::npos || key.rfind("framework.", 0) != 0 || !find_key(key)) {
+        throw std::invalid_argument(fmt::format(
+            "--set: expected framework.KEY=VALUE with a key of the framework: section (`flashpq "
+            "keys framework`), found '{}'; e.g. framework.blockcache_region_size=1MiB",
+            kv));
+      }
+      fc.params.set(key, kv.substr(eq + 1));
+    }
     check_framework(fc);
     for (const std::string& name : config.policies) {
       PolicyConfig pc;

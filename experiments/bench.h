@@ -22,6 +22,11 @@ struct BenchConfig {
   uint32_t segments = 3;
   /// Frameworks to measure each policy on. Default exact and ripq.
   std::vector<std::string> frameworks = {"exact", "ripq"};
+  /// Framework keys as KEY=VALUE (framework.blockcache_region_size=1MiB), applied to every
+  /// framework measured after the bench's own (so they override --insertion-points and
+  /// --block-fraction). A key outside the framework: section, or a value its framework refuses,
+  /// throws std::invalid_argument naming it. Default none.
+  std::vector<std::string> framework_keys;
   /// ripq: insertion points K. Default 8.
   uint32_t insertion_points = 8;
   /// ripq, sipq: block size as a fraction of the cache capacity. Default 1/256 (§6 setting).

@@ -33,8 +33,10 @@ const KeySpec kBlockCacheCleanRegionsKey =
 const KeySpec kBlockCacheRegionEvictionKey =
     key("framework.blockcache_region_eviction", ValueType::kEnum)
         .def("lru")
-        .choices({"fifo", "lru", "sfifo"})
-        .desc("navy BlockCache region eviction policy (navy's default: lru)");
+        .choices({"fifo", "lru", "sfifo", "s3fifo"})
+        .desc(
+            "navy BlockCache region eviction policy (navy's default: lru); s3fifo: S3-FIFO's "
+            "small and main logs of regions and a ghost, which decide reinsertion themselves");
 
 const KeySpec kBlockCacheSfifoSegmentRatioKey =
     key("framework.blockcache_sfifo_segment_ratio", ValueType::kString)
@@ -54,8 +56,11 @@ const KeySpec kBlockCacheSfifoPrioritiesKey =
 const KeySpec kBlockCacheReinsertionKey =
     key("framework.blockcache_reinsertion", ValueType::kEnum)
         .def("none")
-        .choices({"none", "hits", "percentage"})
-        .desc("navy BlockCache reinsertion of a reclaimed region's live entries");
+        .choices({"none", "hits", "percentage", "clock"})
+        .desc(
+            "navy BlockCache reinsertion of a reclaimed region's live entries; clock (not "
+            "navy's): CLOCK's n-bit counter, an entry hit since written goes around with its "
+            "counter decremented");
 
 const KeySpec kBlockCacheReinsertionHitsThresholdKey =
     key("framework.blockcache_reinsertion_hits_threshold", ValueType::kInt)
@@ -74,6 +79,43 @@ const KeySpec kBlockCacheReinsertionPctKey =
         .desc(
             "reinsertion percentage: reinsert this percentage of live entries "
             "(navyProbabilityReinsertionThreshold)");
+
+const KeySpec kBlockCacheClockBitsKey =
+    key("framework.blockcache_clock_bits", ValueType::kInt)
+        .def("1")
+        .units("bits")
+        .range(1, 8)
+        .desc(
+            "reinsertion clock: bits n of the counter, capped at 2^n - 1; a reclaimed entry with "
+            "counter c > 0 is rewritten with c - 1 (libCacheSim Clock n-bit-counter; 1: second "
+            "chance)");
+
+const KeySpec kBlockCacheS3fifoSmallRatioKey =
+    key("framework.blockcache_s3fifo_small_ratio", ValueType::kUnitInterval)
+        .def("0.1")
+        .units("fraction")
+        .desc(
+            "s3fifo: the small log's share of the regions; a reclaim takes the small log's oldest "
+            "region while it holds at least max(1, floor(regions x ratio)) (libCacheSim "
+            "fifo-size-ratio)");
+
+const KeySpec kBlockCacheS3fifoGhostRatioKey =
+    key("framework.blockcache_s3fifo_ghost_ratio", ValueType::kFloat)
+        .def("0.9")
+        .range(0, 16)
+        .units("fraction")
+        .desc(
+            "s3fifo: the ghost of keys evicted from the small log holds this fraction of the "
+            "cache's bytes of their slots; 0: no ghost (libCacheSim ghost-size-ratio)");
+
+const KeySpec kBlockCacheS3fifoMoveToMainThresholdKey =
+    key("framework.blockcache_s3fifo_move_to_main_threshold", ValueType::kInt)
+        .def("2")
+        .units("hits")
+        .range(1, 255)
+        .desc(
+            "s3fifo: hits an object needs in the small log to move to the main log when its "
+            "region is reclaimed (libCacheSim move-to-main-threshold)");
 
 namespace {
 
@@ -117,17 +159,37 @@ BlockCacheConfig BlockCacheConfig::from(const Params& params) {
   c.region_bytes = params.get<uint64_t>(kBlockCacheRegionSizeKey);
   c.clean_regions = params.get<uint32_t>(kBlockCacheCleanRegionsKey);
   const std::string eviction = params.get<std::string>(kBlockCacheRegionEvictionKey);
-  c.eviction = eviction == "fifo"  ? BlockCacheEviction::kFifo
-               : eviction == "lru" ? BlockCacheEviction::kLru
-                                   : BlockCacheEviction::kSfifo;
+  c.eviction = eviction == "fifo"    ? BlockCacheEviction::kFifo
+               : eviction == "lru"   ? BlockCacheEviction::kLru
+               : eviction == "sfifo" ? BlockCacheEviction::kSfifo
+                                     : BlockCacheEviction::kS3fifo;
   c.sfifo_segment_ratio = parse_ratio(params.get<std::string>(kBlockCacheSfifoSegmentRatioKey));
   c.sfifo_priorities = params.get<bool>(kBlockCacheSfifoPrioritiesKey);
   const std::string reinsertion = params.get<std::string>(kBlockCacheReinsertionKey);
-  c.reinsertion = reinsertion == "none"   ? BlockCacheReinsertion::kNone
-                  : reinsertion == "hits" ? BlockCacheReinsertion::kHits
-                                          : BlockCacheReinsertion::kPercentage;
+  c.reinsertion = reinsertion == "none"    ? BlockCacheReinsertion::kNone
+                  : reinsertion == "hits"  ? BlockCacheReinsertion::kHits
+                  : reinsertion == "clock" ? BlockCacheReinsertion::kClock
+                                           : BlockCacheReinsertion::kPercentage;
+  c.clock_bits = params.get<uint32_t>(kBlockCacheClockBitsKey);
   c.hits_threshold = params.get<uint32_t>(kBlockCacheReinsertionHitsThresholdKey);
   c.reinsertion_pct = params.get<uint32_t>(kBlockCacheReinsertionPctKey);
+  c.s3fifo_small_ratio = params.get<double>(kBlockCacheS3fifoSmallRatioKey);
+  c.s3fifo_ghost_ratio = params.get<double>(kBlockCacheS3fifoGhostRatioKey);
+  c.s3fifo_move_to_main_threshold = params.get<uint32_t>(kBlockCacheS3fifoMoveToMainThresholdKey);
+  if (c.eviction == BlockCacheEviction::kS3fifo && c.reinsertion != BlockCacheReinsertion::kNone) {
+    throw std::invalid_argument(fmt::format(
+        "key '{}': {} with {}: s3fifo, whose rules decide every reinsertion (the small log's "
+        "objects with {} hits move to the main log, the main log's are reinserted while their "
+        "frequency lasts): expected none, found '{}'",
+        kBlockCacheReinsertionKey.name, reinsertion, kBlockCacheRegionEvictionKey.name,
+        kBlockCacheS3fifoMoveToMainThresholdKey.name, reinsertion));
+  }
+  if (c.eviction == BlockCacheEviction::kS3fifo &&
+      (c.s3fifo_small_ratio <= 0 || c.s3fifo_small_ratio >= 1)) {
+    throw std::invalid_argument(fmt::format(
+        "key '{}': expected a fraction strictly between 0 and 1, found '{}': use 0.1",
+        kBlockCacheS3fifoSmallRatioKey.name, params.text(kBlockCacheS3fifoSmallRatioKey.name)));
+  }
   if (c.region_bytes % kBlockCacheMinAllocAlignBytes != 0) {
     throw std::invalid_argument(fmt::format(
         "key '{}': expected a multiple of navy's 512 B allocation alignment "
@@ -195,18 +257,20 @@ BlockCacheGeometry blockcache_geometry(const BlockCacheConfig& c, uint64_t capac
       fixes =
           fmt::format("{}: {} or less", kBlockCacheRegionSizeKey.name, exact_size_text(largest));
     }
-    if (c.clean_regions > 1 && geo.regions >= c.priorities() + 2) {
-      fixes += fmt::format("{}{}: {}", fixes.empty() ? "" : "; or ",
-                           kBlockCacheCleanRegionsKey.name, geo.regions - c.priorities() - 1);
+    if (c.clean_regions > 1 && geo.regions >= c.priorities() + c.min_tracked_regions() + 1) {
+      fixes +=
+          fmt::format("{}{}: {}", fixes.empty() ? "" : "; or ", kBlockCacheCleanRegionsKey.name,
+                      geo.regions - c.priorities() - c.min_tracked_regions());
     }
     fixes += fmt::format("{}a cache of at least {} B", fixes.empty() ? "" : "; or ", need * r);
     throw std::invalid_argument(fmt::format(
         "framework blockcache: the cache's {} B make {} regions of {} B ({}), and the "
-        "BlockCache needs {}: the {} clean regions ({}), {} open region{} and one region "
+        "BlockCache needs {}: the {} clean regions ({}), {} open region{} and {} "
         "holding data on flash (navy accepts as few as the clean regions, but then a reclaim "
         "finds no region to evict): use {}",
         capacity_bytes, geo.regions, r, kBlockCacheRegionSizeKey.name, need, c.clean_regions,
-        kBlockCacheCleanRegionsKey.name, c.priorities(), c.priorities() == 1 ? "" : "s", fixes));
+        kBlockCacheCleanRegionsKey.name, c.priorities(), c.priorities() == 1 ? "" : "s",
+        c.min_tracked_regions() == 1 ? "one region" : "one region of each s3fifo log", fixes));
   }
   if (geo.regions > uint64_t{UINT32_MAX} - 1) {
     throw std::invalid_argument(fmt::format(
@@ -224,12 +288,14 @@ const ComponentSpec& BlockCacheFramework::spec() {
   static const ComponentSpec spec{
       "blockcache",
       "CacheLib navy's BlockCache: regions filled through in-memory buffers and written whole, "
-      "a clean-region pool, region eviction (fifo, lru, sfifo) with reinsertion",
+      "a clean-region pool, region eviction (fifo, lru, sfifo) with reinsertion, or S3-FIFO's "
+      "small and main logs",
       // framework.read_hits first, as no key of this engine precedes it in the section's order.
       {kReadHitsKey, kPlacementHandlesKey, kBlockCacheRegionSizeKey, kBlockCacheCleanRegionsKey,
        kBlockCacheRegionEvictionKey, kBlockCacheSfifoSegmentRatioKey, kBlockCacheSfifoPrioritiesKey,
        kBlockCacheReinsertionKey, kBlockCacheReinsertionHitsThresholdKey,
-       kBlockCacheReinsertionPctKey},
+       kBlockCacheReinsertionPctKey, kBlockCacheClockBitsKey, kBlockCacheS3fifoSmallRatioKey,
+       kBlockCacheS3fifoGhostRatioKey, kBlockCacheS3fifoMoveToMainThresholdKey},
       engine_requirements("blockcache"),
       {},
       {}};

@@ -6,12 +6,16 @@
 //
 //   framework.blockcache_region_size                 region size (navyRegionSizeMB; 16 MiB)
 //   framework.blockcache_clean_regions               clean-region pool C (navyCleanRegions; 1)
-//   framework.blockcache_region_eviction             fifo | lru | sfifo (navy default: lru)
+//   framework.blockcache_region_eviction             fifo | lru | sfifo | s3fifo (navy: lru)
 //   framework.blockcache_sfifo_segment_ratio         SFIFO segment ratios, lowest priority first
 //   framework.blockcache_sfifo_priorities            SFIFO with one open region per segment
-//   framework.blockcache_reinsertion                 none | hits | percentage
+//   framework.blockcache_reinsertion                 none | hits | percentage | clock
 //   framework.blockcache_reinsertion_hits_threshold  navyHitsReinsertionThreshold (1..255)
 //   framework.blockcache_reinsertion_pct             navyProbabilityReinsertionThreshold (1..100)
+//   framework.blockcache_clock_bits                  clock: bits of the counter (1..8)
+//   framework.blockcache_s3fifo_small_ratio          s3fifo: the small log's share of the regions
+//   framework.blockcache_s3fifo_ghost_ratio          s3fifo: the ghost's bytes over the cache's
+//   framework.blockcache_s3fifo_move_to_main_threshold  s3fifo: hits to move from small to main
 // and framework.read_hits (engine/queue.h).
 #pragma once
 
@@ -43,10 +47,12 @@ inline constexpr uint64_t kBlockCacheIndexBytesPerObject = 12;
 /// The RngStream id of percentage reinsertion's draws (sim/rng.h keeps the registry).
 inline constexpr uint64_t kBlockCacheReinsertionStream = RngStream::kBlockCacheReinsertionStream;
 
-/// How a reclaimed region's live entries are chosen for reinsertion (BlockCache.cpp:262-274).
-enum class BlockCacheReinsertion { kNone, kHits, kPercentage };
-/// Which region a reclaim takes (block_cache/FifoPolicy.cpp, LruPolicy.cpp).
-enum class BlockCacheEviction { kFifo, kLru, kSfifo };
+/// How a reclaimed region's live entries are chosen for reinsertion (BlockCache.cpp:262-274;
+/// kClock is not navy's: blockcache_queue.h "CLOCK on regions").
+enum class BlockCacheReinsertion { kNone, kHits, kPercentage, kClock };
+/// Which region a reclaim takes (block_cache/FifoPolicy.cpp, LruPolicy.cpp), or S3-FIFO's two
+/// logs (not navy's: blockcache_queue.h "S3-FIFO on regions").
+enum class BlockCacheEviction { kFifo, kLru, kSfifo, kS3fifo };
 
 /// What the blockcache framework reads of the framework section.
 struct BlockCacheConfig {
@@ -82,21 +88,44 @@ struct BlockCacheConfig {
   /// Range [1, 100]; 100 only with clean_regions 1 (with more, a chain of reclaims that each
   /// reinsert a full region never ends: from() throws).
   uint32_t reinsertion_pct = 50;
+  /// Clock policy: bits n of the counter, capped at 2^n − 1; an entry with counter c > 0 is
+  /// reinserted with c − 1 (libCacheSim's Clock, n-bit-counter; policies/clock.h). Default 1
+  /// (second chance: the hits policy with threshold 1). Range [1, 8].
+  uint32_t clock_bits = 1;
+  /// s3fifo: the small log's share of the regions, in (0, 1): a reclaim takes the small log's
+  /// oldest region while the small log holds at least max(1, ⌊N × ratio⌋) regions (S3-FIFO's
+  /// |S|, Yang et al., SOSP'23 §4; libCacheSim's fifo-size-ratio). Default 0.1.
+  double s3fifo_small_ratio = 0.1;
+  /// s3fifo: the ghost holds the keys of objects evicted from the small log, up to
+  /// ⌊N·R × ratio⌋ bytes of their slots (libCacheSim's ghost-size-ratio, in the unit that fills
+  /// the cache: at 0.9 the ghost holds about as many keys as the main log holds objects, as the
+  /// paper's G). Default 0.9; 0 keeps no ghost. Range [0, 16].
+  double s3fifo_ghost_ratio = 0.9;
+  /// s3fifo: hits an object needs in the small log to move to the main log when its region is
+  /// reclaimed (libCacheSim's move-to-main-threshold). Default 2. Range [1, 255].
+  uint32_t s3fifo_move_to_main_threshold = 2;
 
-  /// Open regions (allocators): the segment count with sfifo_priorities, else 1.
+  /// Open regions (allocators): the segment count with sfifo_priorities, 2 with s3fifo (the
+  /// small log's and the main log's), else 1.
   uint32_t priorities() const {
+    if (eviction == BlockCacheEviction::kS3fifo) return 2;
     return eviction == BlockCacheEviction::kSfifo && sfifo_priorities
                ? static_cast<uint32_t>(sfifo_segment_ratio.size())
                : 1u;
   }
-  /// The fewest regions the model runs with: the clean pool, the open region(s), and one region
-  /// that holds data on flash (see blockcache_geometry()).
-  uint64_t min_regions() const { return uint64_t{clean_regions} + priorities() + 1; }
+  /// Regions that must hold data on flash besides the clean and open ones: one, or with s3fifo
+  /// one in each log (a reclaim of either must find a region).
+  uint64_t min_tracked_regions() const { return eviction == BlockCacheEviction::kS3fifo ? 2 : 1; }
+  /// The fewest regions the model runs with: the clean pool, the open region(s), and the
+  /// regions that hold data on flash (see blockcache_geometry()).
+  uint64_t min_regions() const {
+    return uint64_t{clean_regions} + priorities() + min_tracked_regions();
+  }
 
   /// Decodes `params` (framework.* keys; unset keys take their defaults). Throws
   /// std::invalid_argument quoting the bad value and naming its key, and for the combinations
   /// the model cannot run: sfifo priorities with more segments than 2·C in-memory buffers,
-  /// percentage 100 with C >= 2.
+  /// percentage 100 with C >= 2, a reinsertion policy with s3fifo (whose rules reinsert).
   static BlockCacheConfig from(const Params& params);
 };
 
@@ -139,5 +168,9 @@ extern const KeySpec kBlockCacheSfifoPrioritiesKey;
 extern const KeySpec kBlockCacheReinsertionKey;
 extern const KeySpec kBlockCacheReinsertionHitsThresholdKey;
 extern const KeySpec kBlockCacheReinsertionPctKey;
+extern const KeySpec kBlockCacheClockBitsKey;
+extern const KeySpec kBlockCacheS3fifoSmallRatioKey;
+extern const KeySpec kBlockCacheS3fifoGhostRatioKey;
+extern const KeySpec kBlockCacheS3fifoMoveToMainThresholdKey;
 
 }  // namespace flashpq

@@ -72,6 +72,35 @@
 //   * Not modelled: TTL expiry (no expiry in traces), checksums (CPU only), the 48-bit index
 //     key collisions (negligible for 64-bit keys), several allocators per priority, the
 //     explicit flush at shutdown, device write splitting (maxWriteSize: a region is one write).
+// CLOCK on regions (framework.blockcache_reinsertion: clock; not navy's): libCacheSim's Clock
+// with an n-bit counter (policies/clock.h) with the region as the hand's step: a reclaimed
+// region's live entry whose counter c = min(hits, 2^n − 1) is above 0 is rewritten with c − 1
+// (its hit counter set to it), one with 0 is evicted. With FIFO regions this is CLOCK; n = 1
+// is second chance, the same decisions as the hits policy with threshold 1. SIEVE needs no
+// rule of its own: on a log a survivor cannot stay where it is, so SIEVE's retained objects are
+// rewritten like CLOCK's, and SIEVE on regions is second chance.
+// S3-FIFO on regions (framework.blockcache_region_eviction: s3fifo; not navy's, which has no
+// such policy): S3-FIFO's rules (Yang et al., SOSP'23 §4, Algorithm 1, with libCacheSim's
+// thresholds as policies/s3fifo.h states them) applied to BlockCache's unit of eviction, the
+// region. Two allocators, priority 0 the small log S and priority 1 the main log M, each its own
+// open region and FIFO ring of flushed regions, and a ghost of keys (engine/ghost_list.h, of
+// ⌊N·R × blockcache_s3fifo_ghost_ratio⌋ bytes of the objects' slots, the unit that fills the
+// cache, so that at 0.9 it holds about as many keys as M holds objects, as the paper's G does):
+//   * insert: a key in the ghost (a ghost hit, which removes it) goes to M, any other to S;
+//   * a reclaim takes S's oldest region while S holds at least max(1, ⌊N × small_ratio⌋)
+//     regions (Algorithm 1's test in regions: "S.size >= 0.1 × cache size"), else M's oldest;
+//     the other log's when the chosen one has none;
+//   * S's region: a live entry with at least blockcache_s3fifo_move_to_main_threshold hits
+//     (the index's hit counter, lookups since it was written) moves to M with frequency 0; any
+//     other is evicted and its key enters the ghost;
+//   * M's region: a live entry with frequency f > 0 is reinserted into M with min(f, 3) − 1
+//     (CLOCK's second chance, S3-FIFO's M); with 0 it is evicted.
+// A move or reinsertion is a rewrite (reinsertions, application-level WA) and, as navy's, fails
+// and drops the object when no clean region is left (a dropped object does not enter the ghost).
+// The region is the unit: every live object of a reclaimed region is decided at once, where the
+// DRAM S3-FIFO decides one object per eviction; and an object's frequency is its hits since it
+// was last written, reset by a move as in S3-FIFO. The model's DRAM adds 8 B per ghost key (a
+// 64-bit key hash) to navy's index (modelled_dram_index_bytes()).
 // Zoned Namespaces: on a zoned device (Device::zone_geometry) each region is one zone, written
 // by its flush from the zone's start, and a reclaim resets the zone of a region that was
 // flushed — the host's collection, with the reinsertions its only copies (docs/guide/devices.md
@@ -90,6 +119,7 @@
 
 #include "devices/device.h"
 #include "engine/blockcache/blockcache_config.h"
+#include "engine/ghost_list.h"
 #include "engine/object_table.h"
 #include "engine/queue.h"
 #include "sim/rng.h"
@@ -119,6 +149,10 @@ struct BlockCacheCounters {
   /// Reinsertions that found no clean region: the item was dropped
   /// (navy_bc_reinsertion_errors).
   uint64_t reinsertion_failures = 0;
+  /// s3fifo: inserts whose key was in the ghost (they went to the main log), and reinsertions
+  /// that moved an object from the small log to the main log.
+  uint64_t ghost_hits = 0;
+  uint64_t moved_to_main = 0;
   /// Stale copies (deleted, replaced) a reclaim walked over, and their slot bytes: dead space
   /// reclaimed (navy's removeHole).
   uint64_t dead_entries_reclaimed = 0;
@@ -169,6 +203,7 @@ class BlockCacheQueue {
         max_item_bytes_(geometry_.max_item_bytes),
         io_align_(std::max<uint64_t>(1, ctx.device.logical_block_bytes())),
         priorities_(config.priorities()),
+        s3fifo_(config.eviction == BlockCacheEviction::kS3fifo),
         rng_(ctx.seed, kBlockCacheReinsertionStream) {
     const uint64_t n = geometry_.regions;
     regions_.resize(n);
@@ -179,6 +214,15 @@ class BlockCacheQueue {
     if (config_.eviction == BlockCacheEviction::kLru) {
       lru_prev_.assign(n, kNone);
       lru_next_.assign(n, kNone);
+    } else if (s3fifo_) {
+      // The small log's ring, then the main log's (track() files a region by its priority).
+      segments_.resize(2);
+      for (RegionRing& s : segments_) s.init(n);
+      small_target_ = std::max<uint64_t>(
+          1, static_cast<uint64_t>(static_cast<double>(n) * config_.s3fifo_small_ratio));
+      ghost_.set_capacity(static_cast<uint64_t>(static_cast<double>(n * region_bytes_) *
+                                                config_.s3fifo_ghost_ratio));
+      ghost_.reserve(static_cast<size_t>(ghost_.capacity() / kBlockCacheMinAllocAlignBytes));
     } else {
       // FIFO is one segment of ratio 1: track pushes to its back, evict pops its front.
       const std::vector<uint32_t> ratio = config_.eviction == BlockCacheEviction::kSfifo
@@ -217,8 +261,14 @@ class BlockCacheQueue {
     // Not placed yet: the reclaims below must not take a stale record of a previous object
     // with the same (recycled) handle for this one.
     table_[h].slot = kNone;
+    // s3fifo: a key the ghost holds goes to the main log (and leaves the ghost).
+    uint32_t p = 0;
+    if (s3fifo_ && ghost_.erase(table_[h].key)) {
+      p = 1;
+      engine_.ghost_hits++;
+    }
     uint32_t rid;
-    while ((rid = allocate(slot, 0)) == kNone) {
+    while ((rid = allocate(slot, p)) == kNone) {
       if (pending_ == 0) throw std::logic_error("blockcache: no clean region and no reclaim");
       run_reclaim();
     }
@@ -286,6 +336,7 @@ class BlockCacheQueue {
     size_t bytes = regions_.capacity() * sizeof(Region) + pool_.capacity() * sizeof(uint32_t) +
                    open_.capacity() * sizeof(uint32_t) + lru_prev_.capacity() * sizeof(uint32_t) +
                    lru_next_.capacity() * sizeof(uint32_t) + ratio_.capacity() * sizeof(uint32_t);
+    if (s3fifo_) bytes += ghost_.memory_bytes();
     for (const RegionRing& s : segments_) bytes += s.slots.capacity() * sizeof(uint32_t);
     return bytes;
   }
@@ -300,10 +351,13 @@ class BlockCacheQueue {
   const BlockCacheCounters& engine_counters() const { return engine_; }
   /// DRAM navy's index would use: SparseMapIndex's 12 B per indexed object
   /// (docs/reference/navy-spec.md §9.3; without tsl::sparse_map's bucket overhead and fixed
-  /// headers).
+  /// headers); with s3fifo, 8 B more per ghost key.
   uint64_t modelled_dram_index_bytes() const {
-    return kBlockCacheIndexBytesPerObject * live_objects_;
+    return kBlockCacheIndexBytesPerObject * live_objects_ +
+           (s3fifo_ ? kGhostKeyBytes * ghost_.size() : 0);
   }
+  /// s3fifo: the model's DRAM per ghost key, a 64-bit key hash.
+  static constexpr uint64_t kGhostKeyBytes = 8;
 
   // ---- introspection, for tests and results ----
 
@@ -325,6 +379,14 @@ class BlockCacheQueue {
     if (regions_[e.slot].state == kOpen) return kInRam;
     return base(e.slot) + e.prev - slot_bytes(e.size_bytes);
   }
+  /// The allocator priority region `rid` was last opened with (s3fifo: 0 the small log, 1 the
+  /// main log).
+  uint32_t region_priority(uint32_t rid) const { return regions_[rid].priority; }
+  /// s3fifo: whether `key` is in the ghost, and the ghost's keys.
+  bool ghost_contains(uint64_t key) const { return ghost_.contains(key); }
+  size_t ghost_size() const { return ghost_.size(); }
+  /// s3fifo: the small log's regions at which reclaims take from it.
+  uint64_t small_target_regions() const { return small_target_; }
   /// The open region of priority `p`, or kNone.
   uint32_t open_region(uint32_t p = 0) const { return open_[p]; }
   /// The clean pool, bottom first (the next region taken is the last).
@@ -382,6 +444,14 @@ class BlockCacheQueue {
     if (holes != engine_.hole_bytes || hole_count != engine_.hole_count) return "holes";
     if (frag != engine_.external_fragmentation_bytes) return "external fragmentation";
     if (tracked != eviction_order().size()) return "policy size != tracked regions";
+    if (s3fifo_) {
+      for (uint32_t log = 0; log < 2; ++log) {
+        const RegionRing& ring = segments_[log];
+        for (size_t i = 0; i < ring.count; ++i) {
+          if (regions_[ring.at(i)].priority != log) return "s3fifo region in the other log";
+        }
+      }
+    }
     for (const uint32_t r : pool_) {
       if (regions_[r].state != kClean) return "pool region not clean";
     }
@@ -509,6 +579,7 @@ class BlockCacheQueue {
     // records_ is never resized, so this reference stays valid while reinsertions append to
     // other regions' records.
     const std::vector<Record>& recs = records_[rid];
+    const bool small_log = g.priority == 0;  // s3fifo: S's region (else M's)
     for (size_t i = recs.size(); i-- > 0;) {
       const Record r = recs[i];
       const uint32_t slot = r.end - (i == 0 ? 0 : recs[i - 1].end);
@@ -520,12 +591,33 @@ class BlockCacheQueue {
         continue;
       }
       const Handle h = r.h;
-      if (!should_reinsert(h)) {
-        evict(h, slot);
-        engine_.evictions++;
-        continue;
+      uint32_t p;
+      uint32_t freq = 0;  // s3fifo, clock: the copy's counter (place() resets the hits)
+      if (s3fifo_) {
+        const uint32_t hits = table_[h].next;
+        if (small_log ? hits < config_.s3fifo_move_to_main_threshold : hits == 0) {
+          if (small_log) ghost_.push(table_[h].key, slot);
+          evict(h, slot);
+          engine_.evictions++;
+          continue;
+        }
+        p = 1;
+        if (small_log) {
+          engine_.moved_to_main++;
+        } else {
+          freq = std::min<uint32_t>(hits, 3) - 1;
+        }
+      } else {
+        if (!should_reinsert(h)) {
+          evict(h, slot);
+          engine_.evictions++;
+          continue;
+        }
+        p = std::min<uint32_t>(table_[h].next, priorities_ - 1);
+        if (config_.reinsertion == BlockCacheReinsertion::kClock) {
+          freq = std::min<uint32_t>(table_[h].next, (1u << config_.clock_bits) - 1) - 1;
+        }
       }
-      const uint32_t p = std::min<uint32_t>(table_[h].next, priorities_ - 1);
       const uint32_t to = allocate(slot, p);
       if (to == kNone) {  // FAILED: dropped
         engine_.reinsertion_failures++;
@@ -534,6 +626,7 @@ class BlockCacheQueue {
       }
       const uint32_t size = table_[h].size_bytes;
       place(h, to, slot);
+      table_[h].next = freq;
       counters_.reinsertions++;
       counters_.reinserted_bytes += size;
       counters_.placed_bytes += size;
@@ -560,6 +653,8 @@ class BlockCacheQueue {
         return table_[h].next >= config_.hits_threshold;
       case BlockCacheReinsertion::kPercentage:
         return rng_.below(100) < config_.reinsertion_pct;
+      case BlockCacheReinsertion::kClock:
+        return table_[h].next > 0;
     }
     return false;
   }
@@ -586,7 +681,7 @@ class BlockCacheQueue {
       return;
     }
     segments_[regions_[rid].priority].push_back(rid);  // FifoPolicy.cpp:39-43, :105-112
-    rebalance();
+    if (!s3fifo_) rebalance();
   }
 
   uint32_t policy_evict() {
@@ -595,6 +690,13 @@ class BlockCacheQueue {
       const uint32_t r = lru_tail_;
       lru_unlink(r);
       return r;
+    }
+    if (s3fifo_) {
+      // S's oldest while S holds its share, else M's; the other when the chosen log is empty.
+      RegionRing& small = segments_[0];
+      RegionRing& main = segments_[1];
+      RegionRing& from = (small.count >= small_target_ || main.count == 0) ? small : main;
+      return from.count == 0 ? kNone : from.pop_front();
     }
     RegionRing& lowest = segments_.front();  // FifoPolicy.cpp:45-52, :114-125
     if (lowest.count == 0) return kNone;
@@ -659,6 +761,9 @@ class BlockCacheQueue {
   uint64_t max_item_bytes_;
   uint64_t io_align_;
   uint32_t priorities_;
+  bool s3fifo_;                // region eviction s3fifo: two logs and a ghost
+  uint64_t small_target_ = 0;  // s3fifo: S's regions at which reclaims take from S
+  GhostList ghost_;            // s3fifo: keys evicted from S (capacity 0 otherwise)
   RngStream rng_;
 
   std::vector<Region> regions_;

@@ -9,6 +9,7 @@
 #include <list>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "devices/null_device.h"
@@ -39,6 +40,10 @@ struct Bc {
   std::string ratio = "1,1";
   bool priorities = false;
   bool read_hits = true;
+  double small_ratio = 0.1;
+  double ghost_ratio = 0.9;
+  uint32_t move_threshold = 2;
+  uint32_t clock_bits = 1;
 };
 
 FrameworkConfig bc_config(const Bc& b) {
@@ -53,6 +58,10 @@ FrameworkConfig bc_config(const Bc& b) {
   f.params.set(kBlockCacheSfifoSegmentRatioKey.name, b.ratio);
   f.params.set(kBlockCacheSfifoPrioritiesKey.name, b.priorities);
   f.params.set(kReadHitsKey.name, b.read_hits);
+  f.params.set(kBlockCacheS3fifoSmallRatioKey.name, b.small_ratio);
+  f.params.set(kBlockCacheS3fifoGhostRatioKey.name, b.ghost_ratio);
+  f.params.set(kBlockCacheS3fifoMoveToMainThresholdKey.name, b.move_threshold);
+  f.params.set(kBlockCacheClockBitsKey.name, b.clock_bits);
   return f;
 }
 
@@ -434,6 +443,10 @@ struct ModelConfig {
   uint32_t pct = 50;
   uint64_t seed = 0;
   uint64_t io_align = 512;
+  double small_ratio = 0.1;  // s3fifo
+  double ghost_ratio = 0.9;
+  uint32_t move_threshold = 2;
+  uint32_t clock_bits = 1;  // clock
 };
 
 class Model {
@@ -441,9 +454,15 @@ class Model {
   explicit Model(const ModelConfig& c)
       : c_(c), rng_(c.seed, kBlockCacheReinsertionStream), n_(c.capacity / c.region) {
     prios_ = c.eviction == "sfifo" && c.priorities ? c.ratio.size() : 1;
+    if (c.eviction == "s3fifo") {
+      prios_ = 2;
+      small_target_ = std::max<uint64_t>(1, static_cast<uint64_t>(n_ * c.small_ratio));
+      ghost_capacity_ = static_cast<uint64_t>(static_cast<double>(n_ * c.region) * c.ghost_ratio);
+    }
     regions_.resize(n_);
     open_.assign(prios_, -1);
-    if (c.eviction != "sfifo") c_.ratio = {1};
+    if (c.eviction == "s3fifo") c_.ratio = {1, 1};  // S and M, never rebalanced
+    if (c.eviction != "sfifo" && c.eviction != "s3fifo") c_.ratio = {1};
     segments_.resize(c_.ratio.size());
     for (int r = 0; r < static_cast<int>(n_); ++r) track(r);
   }
@@ -475,6 +494,8 @@ class Model {
   }
 
   uint64_t written_ = 0, read_ = 0, reinsertions_ = 0, failures_ = 0, evictions_ = 0;
+  uint64_t ghost_hits_ = 0, moved_ = 0;
+  size_t ghosts() const { return ghost_.size(); }
   std::vector<uint64_t> evicted_;
   uint64_t used() const {
     uint64_t s = 0;
@@ -510,8 +531,20 @@ class Model {
 
   void insert(uint64_t key, uint32_t size) {
     if (slot_of(size) > c_.region) return;  // never admitted
+    size_t p = 0;
+    if (c_.eviction == "s3fifo") {
+      for (auto g = ghost_.begin(); g != ghost_.end(); ++g) {
+        if (g->key == key) {
+          ghost_bytes_ -= g->size;
+          ghost_.erase(g);
+          p = 1;
+          ++ghost_hits_;
+          break;
+        }
+      }
+    }
     int r;
-    while ((r = allocate(slot_of(size), 0)) < 0) reclaim();
+    while ((r = allocate(slot_of(size), p)) < 0) reclaim();
     place(key, size, r);
     while (pending_ > 0) reclaim();
   }
@@ -555,12 +588,18 @@ class Model {
     if (c_.eviction == "lru") {
       r = lru_.back();
       lru_.pop_back();
+    } else if (c_.eviction == "s3fifo") {
+      auto& from = segments_[0].size() >= small_target_ || segments_[1].empty() ? segments_[0]
+                                                                                : segments_[1];
+      r = from.front();
+      from.pop_front();
     } else {
       r = segments_[0].front();
       segments_[0].pop_front();
       rebalance();
     }
     Region& g = regions_[r];
+    const bool small_log = g.prio == 0;
     if (!g.entries.empty()) read_ += (g.end + c_.io_align - 1) / c_.io_align * c_.io_align;
     uint64_t end = g.end;
     const std::vector<Entry> entries = g.entries;
@@ -571,15 +610,29 @@ class Model {
       const auto it = index_.find(e.key);
       if (it == index_.end() || it->second.region != r || it->second.end != this_end) continue;
       bool again = false;
+      size_t p = std::min<size_t>(it->second.hits, prios_ - 1);
+      uint32_t freq = 0;
       if (c_.reinsertion == "hits") again = it->second.hits >= c_.threshold;
       if (c_.reinsertion == "percentage") again = rng_.below(100) < c_.pct;
+      if (c_.reinsertion == "clock") {
+        const uint32_t counter = std::min(it->second.hits, (1u << c_.clock_bits) - 1);
+        again = counter > 0;
+        if (again) freq = counter - 1;
+      }
+      if (c_.eviction == "s3fifo") {
+        const uint32_t hits = it->second.hits;
+        again = small_log ? hits >= c_.move_threshold : hits > 0;
+        p = 1;
+        if (again && small_log) ++moved_;
+        if (again && !small_log) freq = std::min(hits, 3u) - 1;
+        if (!again && small_log) ghost_push(e.key, static_cast<uint32_t>(slot_of(e.size)));
+      }
       if (!again) {
         evicted_.push_back(e.key);
         ++evictions_;
         index_.erase(it);
         continue;
       }
-      const size_t p = std::min<size_t>(it->second.hits, prios_ - 1);
       const int to = allocate(slot_of(e.size), p);
       if (to < 0) {
         evicted_.push_back(e.key);
@@ -588,6 +641,7 @@ class Model {
         continue;
       }
       place(e.key, e.size, to);
+      index_[e.key].hits = freq;
       ++reinsertions_;
     }
     regions_[r] = Region{};
@@ -601,7 +655,18 @@ class Model {
       return;
     }
     segments_[regions_[r].prio].push_back(r);
-    rebalance();
+    if (c_.eviction != "s3fifo") rebalance();
+  }
+
+  // A FIFO cache of keys of ghost_capacity_ bytes of slots: the oldest leave until one fits.
+  void ghost_push(uint64_t key, uint32_t size) {
+    if (size > ghost_capacity_) return;
+    while (ghost_bytes_ + size > ghost_capacity_) {
+      ghost_bytes_ -= ghost_.front().size;
+      ghost_.pop_front();
+    }
+    ghost_.push_back(Entry{key, size});
+    ghost_bytes_ += size;
   }
 
   void rebalance() {
@@ -627,6 +692,9 @@ class Model {
   uint64_t pending_ = 0, outstanding_ = 0;
   std::list<int> lru_;                     // head (most recent) first
   std::vector<std::deque<int>> segments_;  // lowest priority first
+  uint64_t small_target_ = 0;              // s3fifo
+  uint64_t ghost_capacity_ = 0, ghost_bytes_ = 0;
+  std::deque<Entry> ghost_;  // oldest first
 };
 
 // A random trace of gets, sets and deletes: 300 keys, sizes 1 B to 6 KB, some keys above what
@@ -662,10 +730,12 @@ TEST_CASE("blockcache agrees with a brute-force model request by request", "[blo
   };
   const std::vector<Variant> variants = {{"fifo", 1, "1,1", false},   {"lru", 1, "1,1", false},
                                          {"lru", 3, "1,1", false},    {"sfifo", 1, "1,2", false},
-                                         {"sfifo", 2, "1,2,1", true}, {"sfifo", 2, "2,1", true}};
+                                         {"sfifo", 2, "1,2,1", true}, {"sfifo", 2, "2,1", true},
+                                         {"s3fifo", 1, "1,1", false}, {"s3fifo", 2, "1,1", false}};
   const std::vector<Request> trace = random_trace(5, 12000);
   for (const Variant& v : variants) {
-    for (const std::string reinsertion : {"none", "hits", "percentage"}) {
+    for (const std::string reinsertion : {"none", "hits", "percentage", "clock"}) {
+      if (v.eviction == "s3fifo" && reinsertion != "none") continue;  // its own rules
       INFO(v.eviction << " C=" << v.clean << " ratio " << v.ratio << " priorities " << v.priorities
                       << " reinsertion " << reinsertion);
       Bc b;
@@ -677,6 +747,9 @@ TEST_CASE("blockcache agrees with a brute-force model request by request", "[blo
       b.reinsertion = reinsertion;
       b.threshold = 2;
       b.pct = 40;
+      b.clock_bits = 2;
+      b.small_ratio = 0.25;  // s3fifo: S takes reclaims while it holds 3 regions
+      b.ghost_ratio = 0.5;
       const uint64_t capacity = 12 * 16384 + 1000;  // 12 regions, the rest unused
       CacheConfig cc = testing::cache_config(capacity);
       cc.seed = 99;
@@ -699,6 +772,9 @@ TEST_CASE("blockcache agrees with a brute-force model request by request", "[blo
       mc.threshold = 2;
       mc.pct = 40;
       mc.seed = 99;
+      mc.small_ratio = 0.25;
+      mc.ghost_ratio = 0.5;
+      mc.clock_bits = 2;
       Model m(mc);
       uint64_t hits = 0;
       for (size_t i = 0; i < trace.size(); ++i) {
@@ -717,6 +793,9 @@ TEST_CASE("blockcache agrees with a brute-force model request by request", "[blo
         REQUIRE(c.used_bytes() == m.used());
         REQUIRE(c.object_count() == m.objects());
         if (v.eviction != "lru") REQUIRE(q.segment_sizes() == m.segment_sizes());
+        REQUIRE(q.engine_counters().ghost_hits == m.ghost_hits_);
+        REQUIRE(q.engine_counters().moved_to_main == m.moved_);
+        REQUIRE(q.ghost_size() == m.ghosts());
         if (i % 1000 == 0) REQUIRE(q.check_invariants() == "");
       }
       const BlockCacheCounters& e = q.engine_counters();
@@ -726,9 +805,14 @@ TEST_CASE("blockcache agrees with a brute-force model request by request", "[blo
       CHECK(hits > 500);
       CHECK(e.evictions > 100);
       CHECK(e.dead_entries_reclaimed > 100);
-      if (reinsertion != "none") CHECK(e.reinsertions > 40);
+      if (reinsertion != "none" || v.eviction == "s3fifo") CHECK(e.reinsertions > 40);
+      if (v.eviction == "s3fifo") {
+        CHECK(e.ghost_hits > 40);
+        CHECK(e.moved_to_main > 20);
+        CHECK(e.reinsertions > e.moved_to_main);  // M's second chances too
+      }
       check_balance(c);
-      CHECK(q.modelled_dram_index_bytes() == 12 * c.object_count());
+      CHECK(q.modelled_dram_index_bytes() == 12 * c.object_count() + 8 * q.ghost_size());
       CHECK(c.queue().counters().dram_buffer_bytes == 2 * v.clean * 16384);
     }
   }
@@ -855,6 +939,105 @@ TEST_CASE("blockcache: layout of N regions over C", "[blockcache]") {
   CHECK(cache.contains(2));
 }
 
+TEST_CASE("blockcache clock: 1 bit is second chance (hits threshold 1), 2 bits give more chances",
+          "[blockcache][clock]") {
+  const std::vector<Request> trace = random_trace(11, 8000);
+  auto run = [&](const std::string& reinsertion, uint32_t bits) {
+    Bc b;
+    b.region = 16384;
+    b.reinsertion = reinsertion;
+    b.threshold = 1;
+    b.clock_bits = bits;
+    std::vector<uint64_t> evicted;
+    RecordingDevice device(0, 512);
+    BcCache c(testing::cache_config(12 * 16384), bc_config(b),
+              Recording(FifoPolicy(PolicyConfig{"fifo", {}}), &evicted), device);
+    uint64_t hits = 0;
+    for (const Request& q : trace) hits += c.access(q);
+    CHECK(c.queue().check_invariants() == "");
+    return std::make_tuple(evicted, device.log, hits, c.queue().engine_counters().reinsertions);
+  };
+  const auto hits1 = run("hits", 1);
+  const auto clock1 = run("clock", 1);
+  CHECK(std::get<0>(clock1) == std::get<0>(hits1));  // the same victims, in order
+  CHECK(std::get<1>(clock1) == std::get<1>(hits1));  // the same I/O
+  const auto clock2 = run("clock", 2);
+  // A 2-bit counter keeps an object hit twice for two reclaims: more rewrites.
+  CHECK(std::get<3>(clock2) > std::get<3>(clock1));
+  CHECK(std::get<0>(clock2) != std::get<0>(clock1));
+}
+
+TEST_CASE(
+    "blockcache s3fifo: the small log's hit objects move to the main log, the rest "
+    "leave into the ghost, the main log gives second chances",
+    "[blockcache][s3fifo]") {
+  // Regions of 1 KiB (two 480-B objects each), 10 regions: S takes reclaims while it holds
+  // max(1, ⌊10 × 0.25⌋) = 2 regions. Two clean regions: a reclaim's reinsertion always finds
+  // room (with one, a reinsertion that fills the main log's open region fails, as navy's).
+  Bc b;
+  b.eviction = "s3fifo";
+  b.region = 1024;
+  b.clean = 2;
+  b.small_ratio = 0.25;
+  b.ghost_ratio = 0.5;
+  RecordingDevice device(0, 512);
+  std::vector<uint64_t> evicted;
+  BcCache c(testing::cache_config(10 * 1024), bc_config(b),
+            Recording(FifoPolicy(PolicyConfig{"fifo", {}}), &evicted), device);
+  const BlockCacheQueue& q = c.queue();
+  REQUIRE(q.small_target_regions() == 2);
+  auto was_evicted = [&](uint64_t k) {
+    return std::find(evicted.begin(), evicted.end(), k) != evicted.end();
+  };
+  auto log_of = [&](uint64_t k) { return q.region_priority(q.region_of(handle(c, k))); };
+  c.access(set(1));
+  c.access(set(2));
+  CHECK(log_of(1) == 0);  // new objects enter the small log
+  CHECK(log_of(2) == 0);
+  c.access(get(1));
+  c.access(get(1));
+  c.access(get(2));
+  CHECK(q.hits(handle(c, 1)) == 2);
+  // New objects until 1 and 2's region is reclaimed: 1 (2 hits, the threshold) moves to the
+  // main log with frequency 0; 2 (1 hit) is evicted and its key enters the ghost.
+  uint64_t k = 100;
+  while (!was_evicted(2)) {
+    REQUIRE(k < 200);
+    c.access(set(k++));
+  }
+  CHECK(c.contains(1));
+  CHECK(log_of(1) == 1);
+  CHECK(q.hits(handle(c, 1)) == 0);
+  CHECK(q.ghost_contains(2));
+  CHECK(q.engine_counters().moved_to_main == 1);
+  CHECK(q.engine_counters().reinsertions == 1);
+  CHECK(q.check_invariants() == "");
+  // A ghost hit: 2 misses and is inserted into the main log, leaving the ghost.
+  CHECK_FALSE(c.access(get(2)));
+  CHECK(log_of(2) == 1);
+  CHECK_FALSE(q.ghost_contains(2));
+  CHECK(q.engine_counters().ghost_hits == 1);
+  // 1 gets one hit, 2 none. More ghost hits fill the main log until 1 and 2's main region is
+  // reclaimed: 1 (frequency 1) is reinserted with 0; 2 (0) is evicted, into no ghost.
+  c.access(get(1));
+  uint64_t g = 100;
+  const size_t before = std::count(evicted.begin(), evicted.end(), uint64_t{2});
+  while (static_cast<size_t>(std::count(evicted.begin(), evicted.end(), uint64_t{2})) == before) {
+    REQUIRE(g < k);
+    if (q.ghost_contains(g)) c.access(get(g));
+    ++g;
+  }
+  CHECK(c.contains(1));
+  CHECK(log_of(1) == 1);
+  CHECK(q.hits(handle(c, 1)) == 0);
+  CHECK_FALSE(q.ghost_contains(2));
+  CHECK(q.engine_counters().ghost_hits > 1);
+  CHECK(q.engine_counters().reinsertions > q.engine_counters().moved_to_main);
+  CHECK(q.engine_counters().reinsertion_failures == 0);
+  CHECK(q.check_invariants() == "");
+  check_balance(c);
+}
+
 TEST_CASE("blockcache: configuration errors quote the value and name a fix", "[blockcache]") {
   Params p;
   // Too few regions: 2 of 16 MiB, and navy needs C + 1 + 1 = 3.
@@ -904,6 +1087,22 @@ TEST_CASE("blockcache: configuration errors quote the value and name a fix", "[b
   CHECK(bad(kBlockCacheReinsertionPctKey, "0").find("'0'") != std::string::npos);
   CHECK(bad(kBlockCacheReinsertionPctKey, "101").find("'101'") != std::string::npos);
   CHECK(bad(kBlockCacheSfifoPrioritiesKey, "maybe").find("'maybe'") != std::string::npos);
+
+  // s3fifo: its own reinsertion rules, a small share strictly inside (0, 1), and one region
+  // of each log besides the clean and two open ones.
+  Params s3;
+  s3.set(kBlockCacheRegionEvictionKey.name, "s3fifo");
+  CHECK(error_of(s3, 5u << 24) == "");
+  CHECK(error_of(s3, 4u << 24).find("needs 5") != std::string::npos);
+  CHECK(error_of(s3, 4u << 24).find("one region of each s3fifo log") != std::string::npos);
+  s3.set(kBlockCacheReinsertionKey.name, "hits");
+  CHECK(error_of(s3, 1u << 30).find("expected none, found 'hits'") != std::string::npos);
+  s3.set(kBlockCacheReinsertionKey.name, "none");
+  s3.set(kBlockCacheS3fifoSmallRatioKey.name, "1");
+  CHECK(error_of(s3, 1u << 30).find("framework.blockcache_s3fifo_small_ratio") !=
+        std::string::npos);
+  CHECK(bad(kBlockCacheS3fifoMoveToMainThresholdKey, "0").find("'0'") != std::string::npos);
+  CHECK(bad(kBlockCacheS3fifoGhostRatioKey, "-1").find("'-1'") != std::string::npos);
 
   // SFIFO priorities with more segments than 2·C buffers.
   Params s;

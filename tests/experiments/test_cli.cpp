@@ -777,6 +777,56 @@ TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hi
   CHECK_THAT(bad.err, Contains("'lfu'"));
 }
 
+// --set gives every framework measured its keys: the engines' hit ratios equal `flashpq run`'s
+// with the same keys; a key outside framework: exits 2 naming it.
+TEST_CASE("flashpq bench --set: the flash engines' keys, hit ratios as run", "[cli][engines]") {
+  TempDir dir;
+  const std::string sets =
+      " --set framework.blockcache_region_size=256KiB"
+      " --set framework.blockcache_region_eviction=s3fifo";
+  const Result r = flashpq(dir, "bench --trace " + q(kTrace) +
+                                    " --fraction 0.05 --frameworks blockcache,bighash "
+                                    "--policies fifo --no-streamed --repeat 1" +
+                                    sets);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  std::map<std::string, std::string> ratio;
+  for (const auto& l : lines(r.out)) {
+    std::istringstream in(l);
+    std::vector<std::string> f;
+    for (std::string w; in >> w;) f.push_back(w);
+    if (f.size() >= 12 && f[3] == "in-memory") ratio[f[0]] = f[7];
+  }
+  REQUIRE(ratio.size() == 2);
+  dir.write("same.yaml", "name: same\ntrace:\n  path: " + kTrace +
+                             "\ncache: {capacity: 0.05}\npolicy: {name: fifo}\n"
+                             "framework: {blockcache_region_size: 256KiB, "
+                             "blockcache_region_eviction: s3fifo}\nmatrix:\n"
+                             "  framework.name: [blockcache, bighash]\n");
+  const Result run = flashpq(dir, "run same.yaml -o same.csv");
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto csv = parse_csv(slurp(dir.file("same.csv")));
+  REQUIRE(csv.size() == 3);
+  const auto frameworks = column(csv, "framework.name");
+  const auto ratios = column(csv, "object_hit_ratio");
+  const auto reinserted = column(csv, "reinsertions");
+  for (size_t i = 0; i < 2; ++i) {
+    INFO(frameworks[i]);
+    CHECK(ratio[frameworks[i]] == fmt::format("{:.4f}", std::stod(ratios[i])));
+  }
+  CHECK(std::stod(reinserted[0]) > 0);  // S3-FIFO's moves and second chances
+  for (const char* bad :
+       {"framework.nope=1", "cache.capacity=1", "framework.blockcache_region_size"}) {
+    const Result b =
+        flashpq(dir, "bench --trace " + q(kTrace) +
+                         " --frameworks blockcache --policies fifo --repeat 1 --set " + bad);
+    INFO(bad);
+    CHECK(b.status == 2);
+    CHECK_THAT(b.err, Contains(std::string("'") + bad + "'"));
+  }
+}
+
 TEST_CASE("flashpq trace info: the mix, sizes, one-hit wonders, reuse and Zipf fit, --json",
           "[cli]") {
   TempDir dir;

@@ -360,6 +360,48 @@ TEST_CASE("a zoned device refuses frameworks that write in place, and regions th
       Contains("framework.blockcache_region_size") && Contains("262144") && Contains("131072"));
 }
 
+#ifdef FLASHPQ_SHARED_TRACES
+TEST_CASE("experiments/engines/blockcache_rules.yaml shows what its README says",
+          "[engines][blockcache][experiments][slow]") {
+  // experiments/engines/README.md "BlockCache's region rules": S3-FIFO on regions has the
+  // highest hit ratio and the lowest WA of the rules that rewrite; 1-bit clock is the hits
+  // policy with threshold 1; a 200-B object in a 512-B slot writes 2.56 bytes per byte admitted.
+  const Experiment ex =
+      load_experiment(FLASHPQ_SOURCE_DIR "/experiments/engines/blockcache_rules.yaml",
+                      {{"trace.path", FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst"}});
+  REQUIRE(ex.cells.size() == 7);
+  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
+  std::map<std::string, RowMap> by;  // eviction/reinsertion/bits
+  for (const CellConfig& cell : ex.cells) {
+    RowMap m;
+    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
+    REQUIRE(m.count("error") == 0);
+    CHECK(m.count("notes") == 0);  // no warning: a configuration a reviewer accepts
+    by[m.at("framework.blockcache_region_eviction") + "/" +
+       m.at("framework.blockcache_reinsertion") + "/" + m.at("framework.blockcache_clock_bits")] =
+        m;
+  }
+  REQUIRE(by.size() == 7);
+  const RowMap& s3 = by.at("s3fifo/none/1");
+  for (const auto& [name, m] : by) {
+    INFO(name);
+    if (name == "s3fifo/none/1") continue;
+    CHECK(num(s3, "object_hit_ratio") > num(m, "object_hit_ratio") + 0.01);
+    if (num(m, "reinsertions") > 0) {
+      CHECK(num(s3, "wa_implementation") < num(m, "wa_implementation"));
+    } else {
+      CHECK(num(m, "wa_implementation") == Approx(512.0 / 200).epsilon(0.001));
+    }
+  }
+  CHECK(num(s3, "reinsertions") > 0);
+  CHECK(num(s3, "dram_index_bytes_per_object") > 12);
+  for (const char* k : {"object_hit_ratio", "reinsertions", "wa_implementation", "evictions"}) {
+    CHECK(by.at("fifo/clock/1").at(k) == by.at("fifo/hits/1").at(k));
+  }
+  CHECK(num(by.at("fifo/clock/2"), "reinsertions") > num(by.at("fifo/clock/1"), "reinsertions"));
+}
+#endif
+
 TEST_CASE("engines refuse what they cannot run, before any cell", "[engines]") {
   testing::TempDir dir;
   const std::string base = kSmallObjects + "cache: {capacity: 0.2}\n";
