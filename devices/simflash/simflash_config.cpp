@@ -27,8 +27,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "devices/device.h"
 #include "fmt/format.h"
@@ -282,8 +287,40 @@ std::vector<std::string> simflash_profile_names() {
   return {"tiny", "mqsim", "femu", "model_a"};
 }
 
+namespace {
+
+// A profile file read once per version: cells decode their device keys several times (checked
+// at load, resolved for the row, built for the run, a hierarchy's second device), and each
+// decode starts from the profile. A file is parsed again only when its size or modification
+// time changed; an entry is looked up, never iterated.
+SimFlashConfig profile_file_config(const std::string& path) {
+  struct Version {
+    std::filesystem::file_time_type mtime;
+    std::uintmax_t size;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<Version, SimFlashConfig>> parsed;
+  std::error_code ec;
+  const Version v{std::filesystem::last_write_time(path, ec), std::filesystem::file_size(path, ec)};
+  if (ec) return load_simflash_profile(path).config;  // its error names the file
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = parsed.find(path);
+    if (it != parsed.end() && it->second.first.mtime == v.mtime &&
+        it->second.first.size == v.size) {
+      return it->second.second;
+    }
+  }
+  const SimFlashConfig c = load_simflash_profile(path).config;
+  const std::lock_guard<std::mutex> lock(mutex);
+  parsed.insert_or_assign(path, std::make_pair(v, c));
+  return c;
+}
+
+}  // namespace
+
 SimFlashConfig simflash_profile(const std::string& name) {
-  if (is_yaml_file_name(name)) return load_simflash_profile(name).config;
+  if (is_yaml_file_name(name)) return profile_file_config(name);
   SimFlashConfig c;  // the defaults are "tiny"
   if (name == "tiny") {
     // 2 channels × 2 dies × 1 plane × 64 blocks × 16 pages × 4 KiB: 16 MiB physical, 64
@@ -401,23 +438,10 @@ const KeySpec kProfile = key("device.profile", ValueType::kEnum)
                              .desc(
                                  "base geometry and timings: a built-in name, or a profile "
                                  "file from `flashpq device calibrate`");
-const KeySpec kChannels = field("channels", ValueType::kInt).range(1, 1024).desc("flash channels");
-const KeySpec kDiesPerChannel =
-    field("dies_per_channel", ValueType::kInt).range(1, 1024).desc("dies on each channel");
-const KeySpec kPlanesPerDie =
-    field("planes_per_die", ValueType::kInt).range(1, 64).desc("planes in each die");
 const KeySpec kBlocksPerPlane = field("blocks_per_plane", ValueType::kInt)
                                     .units("blocks")
                                     .range(2, 16777216)
                                     .desc("erase blocks per plane = superblocks");
-const KeySpec kPagesPerBlock = field("pages_per_block", ValueType::kInt)
-                                   .units("pages")
-                                   .range(1, 65535)
-                                   .desc("pages per erase block");
-const KeySpec kPageSize =
-    field("page_size", ValueType::kSize)
-        .units("bytes")
-        .desc("page size = mapping unit = logical block (power of two, 512B..1MiB)");
 const KeySpec kUtilization = field("utilization", ValueType::kFloat)
                                  .units("fraction")
                                  .range(1e-9, 0.999999999)
@@ -427,79 +451,6 @@ const KeySpec kOverProvisioning =
         .units("fraction")
         .range(1e-9, 1000)
         .desc("(physical - exported) / exported, instead of utilization");
-const KeySpec kGcPolicy =
-    field("gc_policy", ValueType::kEnum).choices(gc_policy_names()).desc("GC victim selection");
-const KeySpec kGcD =
-    field("gc_d", ValueType::kInt).range(1, 1024).desc("d_choices: candidates per victim");
-const KeySpec kGcStream =
-    field("gc_stream", ValueType::kEnum).choices(gc_stream_names()).desc("frontier of GC copies");
-const KeySpec kGcLowWatermark = field("gc_low_watermark", ValueType::kInt)
-                                    .units("superblocks")
-                                    .range(1, 16777216)
-                                    .desc("GC starts below this many free superblocks");
-const KeySpec kGcHighWatermark = field("gc_high_watermark", ValueType::kInt)
-                                     .units("superblocks")
-                                     .range(1, 16777216)
-                                     .desc("GC runs until this many are free");
-const KeySpec kPrecondition =
-    field("precondition", ValueType::kBool)
-        .desc("write every exported page once before the run: unused pages hold valid data");
-const KeySpec kFdpHandles =
-    field("fdp.handles", ValueType::kInt)
-        .range(0, 256)
-        .desc("FDP reclaim unit handles, a write frontier each (0: FDP off)");
-const KeySpec kFdpMisplaced =
-    field("fdp.misplaced_fraction", ValueType::kFloat)
-        .units("fraction")
-        .range(0, 1)
-        .desc("FDP: share of writes sent through another handle than their own (misclassified)");
-const KeySpec kFdpIsolation = field("fdp.isolation", ValueType::kEnum)
-                                  .choices(fdp_isolation_names())
-                                  .desc("FDP handle type: may GC mix handles' data");
-const KeySpec kZnsZoneCapacity =
-    field("zns.zone_capacity", ValueType::kSize)
-        .units("bytes")
-        .range(0, 1099511627776.0)
-        .desc("ZNS: writable bytes per zone, whole superblocks (0: not zoned, the FTL with GC)");
-const KeySpec kZnsZoneSize =
-    field("zns.zone_size", ValueType::kSize)
-        .units("bytes")
-        .range(0, 1099511627776.0)
-        .desc("ZNS: logical bytes from one zone to the next, >= the capacity (0: the capacity)");
-const KeySpec kZnsMaxOpen = field("zns.max_open_zones", ValueType::kInt)
-                                .units("zones")
-                                .range(0, 1048576)
-                                .desc("ZNS: zones open at once (0: no limit)");
-const KeySpec kZnsMaxActive = field("zns.max_active_zones", ValueType::kInt)
-                                  .units("zones")
-                                  .range(0, 1048576)
-                                  .desc("ZNS: zones open or closed at once (0: no limit)");
-const KeySpec kTr =
-    field("tR_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page read latency");
-const KeySpec kTprog =
-    field("tPROG_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page program latency");
-const KeySpec kTbers =
-    field("tBERS_us", ValueType::kFloat).units("us").range(0, 1e9).desc("block erase latency");
-const KeySpec kChannelBandwidth = field("channel_bandwidth_mib_s", ValueType::kFloat)
-                                      .units("MiB/s")
-                                      .range(0, 1e9)
-                                      .desc("transfer rate of one channel (0 = instant)");
-
-const KeySpec kHostOverhead = field("host_overhead_us", ValueType::kFloat)
-                                  .units("us")
-                                  .range(0, 1e9)
-                                  .desc(
-                                      "fixed host time added to each request that reaches the "
-                                      "flash (timed mode)");
-
-const KeySpec kHostCommand = field("host_command_us", ValueType::kFloat)
-                                 .units("us")
-                                 .range(0, 1e9)
-                                 .desc("controller time per request, one at a time (timed mode)");
-const KeySpec kHostLink = field("host_link_mib_s", ValueType::kFloat)
-                              .units("MiB/s")
-                              .range(0, 1e9)
-                              .desc("host link bandwidth, one request at a time (0 = instant)");
 
 const KeySpec kSizeToCache =
     key("device.size_to_cache", ValueType::kBool)
@@ -515,74 +466,202 @@ std::string shown_number(double v) {
   return fmt::format("{}", v);
 }
 
+// How a key reaches its SimFlashConfig field: read() sets the field from the key's value (the
+// cell sets the key), show() gives the field as the results row's text.
+struct FieldBinding {
+  void (*read)(SimFlashConfig& f, const Params& params, const KeySpec& key);
+  std::string (*show)(const SimFlashConfig& f);
+};
+
+// The binding of a plain field M (uint32_t, uint64_t, double or bool): the key's value as is,
+// shown as the loader would read it back.
+template <auto M>
+FieldBinding plain() {
+  using T = std::remove_cvref_t<decltype(std::declval<SimFlashConfig&>().*M)>;
+  return {
+      [](SimFlashConfig& f, const Params& params, const KeySpec& k) { f.*M = params.get<T>(k); },
+      [](const SimFlashConfig& f) -> std::string {
+        if constexpr (std::is_same_v<T, double>) {
+          return shown_number(f.*M);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return f.*M ? "true" : "false";
+        } else {
+          return std::to_string(f.*M);
+        }
+      }};
+}
+
+// The binding of an enumeration field M, through its name functions.
+template <auto M, auto Parse, auto Name>
+FieldBinding named() {
+  return {[](SimFlashConfig& f, const Params& params, const KeySpec& k) {
+            f.*M = Parse(params.get<std::string>(k));
+          },
+          [](const SimFlashConfig& f) -> std::string { return Name(f.*M); }};
+}
+
+struct SimFlashField {
+  KeySpec key;
+  FieldBinding binding;
+};
+
+// simflash's keys that set a SimFlashConfig field (devices/simflash/simflash_config.h), in
+// column order, each declared once: its key (type, default from the profile, unit, range,
+// description: sim/params.h) and its field. simflash_config() reads every one the cell sets over
+// the profile's value; show_simflash_config() writes every one back. The keys with rules of
+// their own — device.profile, device.size_to_cache and device.capacity — are handled beside it.
+const std::vector<SimFlashField>& simflash_fields() {
+  static const std::vector<SimFlashField> fields = {
+      {field("channels", ValueType::kInt).range(1, 1024).desc("flash channels"),
+       plain<&SimFlashConfig::channels>()},
+      {field("dies_per_channel", ValueType::kInt).range(1, 1024).desc("dies on each channel"),
+       plain<&SimFlashConfig::dies_per_channel>()},
+      {field("planes_per_die", ValueType::kInt).range(1, 64).desc("planes in each die"),
+       plain<&SimFlashConfig::planes_per_die>()},
+      {kBlocksPerPlane, plain<&SimFlashConfig::blocks_per_plane>()},
+      {field("pages_per_block", ValueType::kInt)
+           .units("pages")
+           .range(1, 65535)
+           .desc("pages per erase block"),
+       plain<&SimFlashConfig::pages_per_block>()},
+      {field("page_size", ValueType::kSize)
+           .units("bytes")
+           .desc("page size = mapping unit = logical block (power of two, 512B..1MiB)"),
+       {[](SimFlashConfig& f, const Params& params, const KeySpec& k) {
+          const uint64_t ps = params.get<uint64_t>(k);
+          f.page_size_bytes = ps > UINT32_MAX ? 0 : static_cast<uint32_t>(ps);  // 0: validate()
+        },
+        [](const SimFlashConfig& f) { return std::to_string(f.page_size_bytes); }}},
+      // utilization and over_provisioning exclude each other (simflash_config() refuses both);
+      // the one the cell sets wins over the profile's.
+      {kUtilization,
+       {[](SimFlashConfig& f, const Params& params, const KeySpec& k) {
+          f.over_provisioning.reset();
+          f.utilization = params.get<double>(k);
+        },
+        [](const SimFlashConfig& f) { return shown_number(f.effective_utilization()); }}},
+      {kOverProvisioning,
+       {[](SimFlashConfig& f, const Params& params, const KeySpec& k) {
+          f.over_provisioning = params.get<double>(k);
+        },
+        [](const SimFlashConfig& f) {
+          return f.over_provisioning ? shown_number(*f.over_provisioning) : std::string();
+        }}},
+      {field("gc_policy", ValueType::kEnum).choices(gc_policy_names()).desc("GC victim selection"),
+       named<&SimFlashConfig::gc_policy, parse_gc_policy, gc_policy_name>()},
+      {field("gc_d", ValueType::kInt).range(1, 1024).desc("d_choices: candidates per victim"),
+       plain<&SimFlashConfig::gc_d>()},
+      {field("gc_stream", ValueType::kEnum)
+           .choices(gc_stream_names())
+           .desc("frontier of GC copies"),
+       named<&SimFlashConfig::gc_stream, parse_gc_stream, gc_stream_name>()},
+      {field("gc_low_watermark", ValueType::kInt)
+           .units("superblocks")
+           .range(1, 16777216)
+           .desc("GC starts below this many free superblocks"),
+       plain<&SimFlashConfig::gc_low_watermark>()},
+      {field("gc_high_watermark", ValueType::kInt)
+           .units("superblocks")
+           .range(1, 16777216)
+           .desc("GC runs until this many are free"),
+       plain<&SimFlashConfig::gc_high_watermark>()},
+      {field("precondition", ValueType::kBool)
+           .desc("write every exported page once before the run: unused pages hold valid data"),
+       plain<&SimFlashConfig::precondition>()},
+      {field("fdp.handles", ValueType::kInt)
+           .range(0, 256)
+           .desc("FDP reclaim unit handles, a write frontier each (0: FDP off)"),
+       plain<&SimFlashConfig::fdp_handles>()},
+      {field("fdp.isolation", ValueType::kEnum)
+           .choices(fdp_isolation_names())
+           .desc("FDP handle type: may GC mix handles' data"),
+       named<&SimFlashConfig::fdp_isolation, parse_fdp_isolation, fdp_isolation_name>()},
+      {field("fdp.misplaced_fraction", ValueType::kFloat)
+           .units("fraction")
+           .range(0, 1)
+           .desc("FDP: share of writes sent through another handle than their own (misclassified)"),
+       plain<&SimFlashConfig::fdp_misplaced_fraction>()},
+      {field("zns.zone_capacity", ValueType::kSize)
+           .units("bytes")
+           .range(0, 1099511627776.0)
+           .desc("ZNS: writable bytes per zone, whole superblocks (0: not zoned, the FTL with GC)"),
+       plain<&SimFlashConfig::zns_zone_capacity_bytes>()},
+      {field("zns.zone_size", ValueType::kSize)
+           .units("bytes")
+           .range(0, 1099511627776.0)
+           .desc("ZNS: logical bytes from one zone to the next, >= the capacity (0: the capacity)"),
+       {plain<&SimFlashConfig::zns_zone_size_bytes>().read,
+        [](const SimFlashConfig& f) {
+          return std::to_string(f.zoned() ? f.zone_size_bytes() : 0);  // resolved
+        }}},
+      {field("zns.max_open_zones", ValueType::kInt)
+           .units("zones")
+           .range(0, 1048576)
+           .desc("ZNS: zones open at once (0: no limit)"),
+       plain<&SimFlashConfig::zns_max_open_zones>()},
+      {field("zns.max_active_zones", ValueType::kInt)
+           .units("zones")
+           .range(0, 1048576)
+           .desc("ZNS: zones open or closed at once (0: no limit)"),
+       plain<&SimFlashConfig::zns_max_active_zones>()},
+      {field("tR_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page read latency"),
+       plain<&SimFlashConfig::tR_us>()},
+      {field("tPROG_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page program latency"),
+       plain<&SimFlashConfig::tPROG_us>()},
+      {field("tBERS_us", ValueType::kFloat).units("us").range(0, 1e9).desc("block erase latency"),
+       plain<&SimFlashConfig::tBERS_us>()},
+      {field("channel_bandwidth_mib_s", ValueType::kFloat)
+           .units("MiB/s")
+           .range(0, 1e9)
+           .desc("transfer rate of one channel (0 = instant)"),
+       plain<&SimFlashConfig::channel_bandwidth_mib_s>()},
+      {field("host_overhead_us", ValueType::kFloat)
+           .units("us")
+           .range(0, 1e9)
+           .desc("fixed host time added to each request that reaches the flash (timed mode)"),
+       plain<&SimFlashConfig::host_overhead_us>()},
+      {field("host_command_us", ValueType::kFloat)
+           .units("us")
+           .range(0, 1e9)
+           .desc("controller time per request, one at a time (timed mode)"),
+       plain<&SimFlashConfig::host_command_us>()},
+      {field("host_link_mib_s", ValueType::kFloat)
+           .units("MiB/s")
+           .range(0, 1e9)
+           .desc("host link bandwidth, one request at a time (0 = instant)"),
+       plain<&SimFlashConfig::host_link_mib_s>()},
+  };
+  return fields;
+}
+
 }  // namespace
 
 const ComponentSpec& simflash_spec() {
-  static const ComponentSpec spec{
-      "simflash",
-      "simulated flash: page-mapped FTL with GC over channels x dies x planes, timed by a "
-      "discrete-event model",
-      {kProfile,
-       kChannels,
-       kDiesPerChannel,
-       kPlanesPerDie,
-       kBlocksPerPlane,
-       kPagesPerBlock,
-       kPageSize,
-       kUtilization,
-       kOverProvisioning,
-       kGcPolicy,
-       kGcD,
-       kGcStream,
-       kGcLowWatermark,
-       kGcHighWatermark,
-       kPrecondition,
-       kFdpHandles,
-       kFdpIsolation,
-       kFdpMisplaced,
-       kZnsZoneCapacity,
-       kZnsZoneSize,
-       kZnsMaxOpen,
-       kZnsMaxActive,
-       kTr,
-       kTprog,
-       kTbers,
-       kChannelBandwidth,
-       kHostOverhead,
-       kHostCommand,
-       kHostLink,
-       kSizeToCache,
-       device_capacity_key(),
-       device_endurance_dwpd_key(),
-       device_warranty_years_key()},
-      {},
-      {},
-      {}};
+  static const ComponentSpec spec = [] {
+    ComponentSpec s{"simflash",
+                    "simulated flash: page-mapped FTL with GC over channels x dies x planes, timed "
+                    "by a discrete-event model",
+                    {kProfile},
+                    {},
+                    {},
+                    {}};
+    for (const SimFlashField& f : simflash_fields()) s.keys.push_back(f.key);
+    for (const KeySpec& k : {kSizeToCache, device_capacity_key(), device_endurance_dwpd_key(),
+                             device_warranty_years_key()}) {
+      s.keys.push_back(k);
+    }
+    return s;
+  }();
   return spec;
 }
 
 SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
   SimFlashConfig f = simflash_profile(params.get<std::string>(kProfile));
-  auto u32 = [&](const KeySpec& k, uint32_t* out) {
-    if (params.has(k.name)) *out = params.get<uint32_t>(k);
-  };
-  auto real = [&](const KeySpec& k, double* out) {
-    if (params.has(k.name)) *out = params.get<double>(k);
-  };
   if (params.get<bool>(kSizeToCache) && params.has(kBlocksPerPlane.name)) {
     throw std::invalid_argument(
         "key 'device.size_to_cache': sizes device.blocks_per_plane for the cache itself; "
         "expected no device.blocks_per_plane with it, found '" +
         params.text(kBlocksPerPlane.name) + "'");
-  }
-  u32(kChannels, &f.channels);
-  u32(kDiesPerChannel, &f.dies_per_channel);
-  u32(kPlanesPerDie, &f.planes_per_die);
-  u32(kBlocksPerPlane, &f.blocks_per_plane);
-  u32(kPagesPerBlock, &f.pages_per_block);
-  if (params.has(kPageSize.name)) {
-    const uint64_t ps = params.get<uint64_t>(kPageSize);
-    f.page_size_bytes = ps > UINT32_MAX ? 0 : static_cast<uint32_t>(ps);  // 0 fails validate()
   }
   if (params.has(kUtilization.name) && params.has(kOverProvisioning.name)) {
     throw std::invalid_argument(
@@ -590,34 +669,9 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
         "device.over_provisioning, not both, found '" +
         params.text(kOverProvisioning.name) + "'");
   }
-  if (params.has(kUtilization.name)) f.over_provisioning.reset();  // the user's choice wins
-  if (params.has(kOverProvisioning.name))
-    f.over_provisioning = params.get<double>(kOverProvisioning);
-  real(kUtilization, &f.utilization);
-  if (params.has(kGcPolicy.name)) f.gc_policy = parse_gc_policy(params.get<std::string>(kGcPolicy));
-  u32(kGcD, &f.gc_d);
-  if (params.has(kGcStream.name)) f.gc_stream = parse_gc_stream(params.get<std::string>(kGcStream));
-  u32(kGcLowWatermark, &f.gc_low_watermark);
-  u32(kGcHighWatermark, &f.gc_high_watermark);
-  if (params.has(kPrecondition.name)) f.precondition = params.get<bool>(kPrecondition);
-  u32(kFdpHandles, &f.fdp_handles);
-  if (params.has(kFdpIsolation.name)) {
-    f.fdp_isolation = parse_fdp_isolation(params.get<std::string>(kFdpIsolation));
+  for (const SimFlashField& field : simflash_fields()) {
+    if (params.has(field.key.name)) field.binding.read(f, params, field.key);
   }
-  real(kFdpMisplaced, &f.fdp_misplaced_fraction);
-  if (params.has(kZnsZoneCapacity.name)) {
-    f.zns_zone_capacity_bytes = params.get<uint64_t>(kZnsZoneCapacity);
-  }
-  if (params.has(kZnsZoneSize.name)) f.zns_zone_size_bytes = params.get<uint64_t>(kZnsZoneSize);
-  u32(kZnsMaxOpen, &f.zns_max_open_zones);
-  u32(kZnsMaxActive, &f.zns_max_active_zones);
-  real(kTr, &f.tR_us);
-  real(kTprog, &f.tPROG_us);
-  real(kTbers, &f.tBERS_us);
-  real(kChannelBandwidth, &f.channel_bandwidth_mib_s);
-  real(kHostOverhead, &f.host_overhead_us);
-  real(kHostCommand, &f.host_command_us);
-  real(kHostLink, &f.host_link_mib_s);
   f.seed = seed;  // the FTL's d_choices stream follows the cell seed
   if (params.has(device_capacity_key().name)) {
     if (params.has(kBlocksPerPlane.name) || params.get<bool>(kSizeToCache)) {
@@ -634,34 +688,9 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
 }
 
 void show_simflash_config(const SimFlashConfig& f, Params& shown) {
-  shown.set(kChannels.name, std::to_string(f.channels));
-  shown.set(kDiesPerChannel.name, std::to_string(f.dies_per_channel));
-  shown.set(kPlanesPerDie.name, std::to_string(f.planes_per_die));
-  shown.set(kBlocksPerPlane.name, std::to_string(f.blocks_per_plane));
-  shown.set(kPagesPerBlock.name, std::to_string(f.pages_per_block));
-  shown.set(kPageSize.name, std::to_string(f.page_size_bytes));
-  shown.set(kUtilization.name, shown_number(f.effective_utilization()));
-  shown.set(kOverProvisioning.name, f.over_provisioning ? shown_number(*f.over_provisioning) : "");
-  shown.set(kGcPolicy.name, gc_policy_name(f.gc_policy));
-  shown.set(kGcD.name, std::to_string(f.gc_d));
-  shown.set(kGcStream.name, gc_stream_name(f.gc_stream));
-  shown.set(kGcLowWatermark.name, std::to_string(f.gc_low_watermark));
-  shown.set(kGcHighWatermark.name, std::to_string(f.gc_high_watermark));
-  shown.set(kPrecondition.name, f.precondition ? "true" : "false");
-  shown.set(kFdpHandles.name, std::to_string(f.fdp_handles));
-  shown.set(kFdpIsolation.name, fdp_isolation_name(f.fdp_isolation));
-  shown.set(kFdpMisplaced.name, shown_number(f.fdp_misplaced_fraction));
-  shown.set(kZnsZoneCapacity.name, std::to_string(f.zns_zone_capacity_bytes));
-  shown.set(kZnsZoneSize.name, std::to_string(f.zoned() ? f.zone_size_bytes() : 0));
-  shown.set(kZnsMaxOpen.name, std::to_string(f.zns_max_open_zones));
-  shown.set(kZnsMaxActive.name, std::to_string(f.zns_max_active_zones));
-  shown.set(kTr.name, shown_number(f.tR_us));
-  shown.set(kTprog.name, shown_number(f.tPROG_us));
-  shown.set(kTbers.name, shown_number(f.tBERS_us));
-  shown.set(kChannelBandwidth.name, shown_number(f.channel_bandwidth_mib_s));
-  shown.set(kHostOverhead.name, shown_number(f.host_overhead_us));
-  shown.set(kHostCommand.name, shown_number(f.host_command_us));
-  shown.set(kHostLink.name, shown_number(f.host_link_mib_s));
+  for (const SimFlashField& field : simflash_fields()) {
+    shown.set(field.key.name, field.binding.show(f));
+  }
 }
 
 }  // namespace flashpq

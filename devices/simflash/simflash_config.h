@@ -286,8 +286,10 @@ const ComponentSpec& simflash_spec();
 /// Names of the built-in profiles: "tiny", "mqsim", "femu", "model_a".
 std::vector<std::string> simflash_profile_names();
 /// The profile's config (valid): a built-in name, or the path of a profile file (a name ending
-/// in .yaml or .yml, read by load_simflash_profile). Throws std::invalid_argument for an
-/// unknown name, listing the allowed ones, and as load_simflash_profile.
+/// in .yaml or .yml, read by load_simflash_profile once per version of the file: read again
+/// only when its size or modification time changed). Thread-safe. Throws
+/// std::invalid_argument for an unknown name, listing the allowed ones, and as
+/// load_simflash_profile.
 SimFlashConfig simflash_profile(const std::string& name);
 
 /// A profile file, as `flashpq device calibrate` writes it (docs/DESIGN.md "Calibration"):

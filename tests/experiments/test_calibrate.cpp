@@ -3,6 +3,7 @@
 // characterized with parameters the test chooses), with and without noise, profile files, and
 // bad input.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -396,6 +397,32 @@ TEST_CASE("calibrate: a bad profile file is an error naming file, line and key",
     REQUIRE_THROWS_WITH(load_simflash_profile(dir.file("none.yaml")),
                         Catch::Contains("cannot read"));
   }
+}
+
+TEST_CASE("a profile file is read once per version: a changed file is read again", "[calibrate]") {
+  // simflash_profile() keeps each file's parsed config by path, size and modification time:
+  // the same file gives the same config without a second parse, a rewritten one its new values
+  // (a file of another size; and one of the same size once its time moves), a refused one its
+  // error.
+  TempDir dir;
+  const std::string p = write_file(dir, "p.yaml",
+                                   "format: flashpq-simflash-profile 1\nbase: tiny\ndevice:\n"
+                                   "  channels: 2\n  tR_us: 50\n");
+  CHECK(simflash_profile(p).tR_us == 50);
+  CHECK(simflash_profile(p).tR_us == 50);
+  write_file(dir, "p.yaml",
+             "format: flashpq-simflash-profile 1\nbase: tiny\ndevice:\n"
+             "  channels: 2\n  tR_us: 61.25\n");
+  CHECK(simflash_profile(p).tR_us == 61.25);
+  write_file(dir, "p.yaml",
+             "format: flashpq-simflash-profile 1\nbase: tiny\ndevice:\n"
+             "  channels: 2\n  tR_us: 62.25\n");
+  std::filesystem::last_write_time(p,
+                                   std::filesystem::last_write_time(p) + std::chrono::seconds(2));
+  CHECK(simflash_profile(p).tR_us == 62.25);
+  write_file(dir, "p.yaml",
+             "format: flashpq-simflash-profile 1\nbase: tiny\ndevice:\n  channels: two\n");
+  CHECK_THROWS_WITH(simflash_profile(p), Catch::Contains("'two'"));
 }
 
 TEST_CASE("characterize: a file through the I/O path yields every pattern, positive figures",
