@@ -23,7 +23,8 @@ const KeySpec& device_capacity_key() {
 #define FLASHPQ_DEVICE_TYPES(X) \
   X(kNullDeviceType)            \
   X(kSimFlashDeviceType)        \
-  X(kBlockDeviceType)
+  X(kBlockDeviceType)           \
+  X(kFixedLatencyDeviceType)
 
 #define FLASHPQ_DECLARE(type) extern const DeviceType type;
 FLASHPQ_DEVICE_TYPES(FLASHPQ_DECLARE)
@@ -92,6 +93,14 @@ std::vector<std::string> device_row_columns(const DeviceConfig& config) {
   std::vector<std::string> out;
   for (const ColumnSpec& c : type.columns) {
     if (!c.if_set) out.push_back(c.name);
+  }
+  return out;
+}
+
+std::vector<std::string> device_names_with_clock(DeviceClock clock) {
+  std::vector<std::string> out;
+  for (const DeviceType* t : device_types()) {
+    if (t->clock == clock) out.push_back(t->spec().name);
   }
   return out;
 }

@@ -15,6 +15,7 @@
 
 #include "devices/fault.h"
 #include "devices/io_log.h"
+#include "devices/service_model.h"
 #include "sim/columns.h"
 #include "sim/params.h"
 
@@ -267,6 +268,18 @@ class Device {
   FaultInjector* fault_ = nullptr;
 };
 
+/// How a device's cells are timed (DeviceType::clock): the runners choose by it
+/// (experiments/run/runners.h), never by a device's name.
+enum class DeviceClock {
+  /// Functional only: counts, no time (timing.mode none).
+  kFunctional,
+  /// Functional, or timed by its simulated service model on the event kernel
+  /// (DeviceType::service_model, devices/service_model.h; timing.mode simulated).
+  kSimulated,
+  /// Real hardware: every cell on it is timed by the wall clock.
+  kWall,
+};
+
 /// A device implementation as registered (devices/device.cpp, one line per device).
 struct DeviceType {
   /// Name, summary, keys and requirements.
@@ -283,8 +296,8 @@ struct DeviceType {
   /// cell whose device does I/O carries them (experiments/run/row.h), less those row_columns
   /// leaves out and those declared if_set that the run left empty.
   std::vector<ColumnSpec> columns;
-  /// Real hardware: every cell on it is timed by the wall clock.
-  bool wall_clock = false;
+  /// What times its cells. kSimulated requires service_model.
+  DeviceClock clock = DeviceClock::kFunctional;
   /// Sizing for the cache, when the device's keys ask for it (simflash's device.size_to_cache):
   /// sets config.params so the exported capacity is the smallest the device can have that holds
   /// `footprint_bytes` (the bytes the cache's framework addresses) and returns the new bounds
@@ -297,7 +310,18 @@ struct DeviceType {
   /// its keys: the block device's verify columns only with device.verify), in order; columns
   /// declared if_set are never listed. nullptr: every column not declared if_set.
   std::vector<std::string> (*row_columns)(const DeviceConfig& config) = nullptr;
+  /// The simulated clock of a device this type made (DeviceClock::kSimulated; nullptr for the
+  /// others): its service model, placed on the runner's clock by `options`. REQUIRES: `device`
+  /// was made by make() and outlives the model.
+  std::unique_ptr<ServiceModel> (*service_model)(Device& device,
+                                                 const ServiceModel::Options& options) = nullptr;
+  /// The memory the simulator holds for a device of `bounds` (its maps and tables), in bytes:
+  /// part of a cell's memory estimate (experiments/run/cell_runner.h). nullptr: negligible.
+  uint64_t (*memory_bytes)(const DeviceConfig& config, const DeviceBounds& bounds) = nullptr;
 };
+
+/// The names of the registered devices timed by `clock`, in registration order.
+std::vector<std::string> device_names_with_clock(DeviceClock clock);
 
 /// The key device.capacity, read by the block device (bytes used from offset 0 of the file or
 /// device) and by simflash (the exported space: blocks_per_plane is chosen as the smallest that

@@ -20,6 +20,6 @@ const DeviceType kNullDeviceType{
     [](const DeviceConfig&, Params&) { return DeviceBounds{}; },
     [](const DeviceConfig&) -> std::unique_ptr<Device> { return std::make_unique<NullDevice>(); },
     {},
-    false};
+    DeviceClock::kFunctional};
 
 }  // namespace flashpq

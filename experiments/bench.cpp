@@ -274,9 +274,9 @@ int run_des_bench(const DesBenchConfig& config, std::ostream& out) {
   // CPU time is the figure (other processes share the machine); wall time for reference.
   const std::clock_t c0 = std::clock();
   const auto w0 = std::chrono::steady_clock::now();
-  const TimedRunResult r = run_timed(dev, tc, 0, config.seed, src, [&](const Request& q, uint64_t) {
-    dev.write(q.key, q.size_bytes);
-  });
+  const SimFlashTimedRunResult r =
+      run_timed(dev, tc, 0, config.seed, src,
+                [&](const Request& q, uint64_t) { dev.write(q.key, q.size_bytes); });
   const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   const FtlCounters d = dev.ftl().counters() - before;

@@ -558,7 +558,7 @@ const DeviceType kBlockDeviceType{&block_spec,
                                     return std::make_unique<BlockDevice>(config);
                                   },
                                   kBlockColumns,
-                                  true,
+                                  DeviceClock::kWall,
                                   nullptr,
                                   &block_row_columns};
 

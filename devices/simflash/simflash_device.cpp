@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 
+#include "devices/simflash/simflash_service.h"
+
 namespace flashpq {
 
 namespace {
@@ -175,7 +177,7 @@ const DeviceType kSimFlashDeviceType{
          .desc("write requests sent through another handle than their own "
                "(device.fdp.misplaced_fraction) after the warm-up")
          .only_if_set("with FDP (device.fdp.handles > 0)")},
-    false,
+    DeviceClock::kSimulated,
     [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
       if (!simflash_size_to_cache(config.params)) {
         return std::nullopt;
@@ -184,6 +186,16 @@ const DeviceType kSimFlashDeviceType{
       f.blocks_per_plane = simflash_blocks_per_plane_for(f, footprint_bytes);
       config.params = simflash_with_blocks_per_plane(config.params, f.blocks_per_plane);
       return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
+    },
+    nullptr,
+    [](Device& device, const ServiceModel::Options& options) -> std::unique_ptr<ServiceModel> {
+      // make() built it (DeviceType::service_model's contract).
+      return std::make_unique<SimFlashServiceModel>(static_cast<SimFlashDevice&>(device), options);
+    },
+    // The FTL's page map: about 24 B per 4 KiB of exported space (its forward and reverse
+    // maps and per-block state).
+    [](const DeviceConfig&, const DeviceBounds& bounds) -> uint64_t {
+      return 24 * (bounds.capacity_bytes / 4096 + 1);
     }};
 
 }  // namespace flashpq

@@ -20,15 +20,24 @@ const std::vector<Requirement>& runner_requirements() {
   const std::string& arrival = kTimingArrivalKey.name;
   const std::string& device = device_section().selector;
   const std::string& framework = framework_section().selector;
+  // The devices each clock runs on, by what their types declare (DeviceType::clock).
+  static const std::vector<std::string> simulated =
+      device_names_with_clock(DeviceClock::kSimulated);
+  static const std::vector<std::string> wall = device_names_with_clock(DeviceClock::kWall);
+  auto either = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : " or ") + names[i];
+    return s;
+  };
   static const std::vector<Requirement> rules = {
       {{{mode, {"simulated"}, false}},
        device,
-       {"simflash"},
-       "timing.mode simulated needs device simflash for simulated time"},
+       simulated,
+       "timing.mode simulated needs device " + either(simulated) + " for simulated time"},
       {{{mode, {"wall"}, false}},
        device,
-       {"block"},
-       "timing.mode wall needs device block for wall-clock time"},
+       wall,
+       "timing.mode wall needs device " + either(wall) + " for wall-clock time"},
       {{{mode, {"wall"}, false}, {framework, {"direct"}, true}},
        arrival,
        {"closed_loop"},

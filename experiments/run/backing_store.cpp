@@ -8,8 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "devices/block/block_device.h"
-#include "devices/simflash/simflash_config.h"
+#include "devices/device.h"
 #include "engine/key_hash.h"
 
 namespace flashpq {
@@ -17,35 +16,43 @@ namespace flashpq {
 DeviceBacking::DeviceBacking(const BackingConfig& config, uint64_t objects,
                              uint64_t working_set_bytes, uint64_t seed,
                              const std::string& force_destroy) {
+  // The device, built through the device registry as a cell's own: backing.device names its
+  // type (simflash or block) and the backing keys become its device keys.
   DeviceConfig dc;
   dc.seed = seed;
-  std::optional<SimFlashConfig> flash;
+  dc.force_destroy = force_destroy;
   if (config.kind == BackingKind::kSimFlash) {
     dc.name = "simflash";
     dc.params.set("device.profile", config.profile);
     dc.params.set("device.utilization", config.utilization);
-    flash = simflash_config(dc.params, seed);
-    page_bytes_ = flash->page_size_bytes;
+    dc.params.set("device.size_to_cache", "true");  // sized below, for the objects
+  } else {
+    dc.name = "block";
+    dc.params.set("device.path", config.path);
+  }
+  type_ = &device_type(dc.name);
+  if (type_->clock == DeviceClock::kSimulated) {
+    // The device's pages (its logical block) are the extents' unit.
+    Params shown;
+    page_bytes_ = type_->resolve(dc, shown).logical_block_bytes;
   }
   // Every object rounded up to pages (at most one partial page each), with 25 % slack.
   const uint64_t pages = working_set_bytes / page_bytes_ + std::max<uint64_t>(objects, 1);
   const uint64_t bytes = (pages + pages / 4) * page_bytes_;
-  if (flash) {
-    dc.params =
-        simflash_with_blocks_per_plane(dc.params, simflash_blocks_per_plane_for(*flash, bytes));
-    auto d = std::make_unique<SimFlashDevice>(dc);
-    simflash_ = d.get();
-    device_ = std::move(d);
-  } else {
-    dc.name = "block";
-    dc.force_destroy = force_destroy;
-    dc.params.set("device.path", config.path);
+  // A device that sizes itself for a footprint (simflash) holds the bytes; another is given
+  // them as its capacity (a file is created or extended to it, a block device must hold it).
+  if (type_->size_for_cache == nullptr || !type_->size_for_cache(dc, bytes)) {
     dc.params.set("device.capacity", std::to_string(bytes));
-    device_ = std::make_unique<BlockDevice>(dc);
   }
+  device_ = type_->make(dc);
   pages_ = device_->capacity_bytes() / page_bytes_;
   slots_.assign(std::bit_ceil(std::max<uint64_t>(16, 2 * objects)), Slot{});
   mask_ = slots_.size() - 1;
+}
+
+std::unique_ptr<ServiceModel> DeviceBacking::service_model(const ServiceModel::Options& options) {
+  if (type_->service_model == nullptr) return nullptr;
+  return type_->service_model(*device_, options);
 }
 
 void DeviceBacking::fill() {

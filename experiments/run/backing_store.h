@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "devices/backing.h"
-#include "devices/simflash/simflash_device.h"
+#include "devices/device.h"
 
 namespace flashpq {
 
@@ -35,8 +35,10 @@ class DeviceBacking {
                 uint64_t seed, const std::string& force_destroy);
 
   Device& device() { return *device_; }
-  /// The device when it is simflash (its NAND operations join a timed run), else null.
-  SimFlashDevice* simflash() { return simflash_; }
+  /// The device's simulated clock placed by `options` (DeviceType::service_model: its
+  /// operations join a timed run), or null for a device without one (block). REQUIRES: this
+  /// outlives the model.
+  std::unique_ptr<ServiceModel> service_model(const ServiceModel::Options& options);
 
   /// Writes the whole exported space, functionally (call before the timed run).
   void fill();
@@ -60,7 +62,7 @@ class DeviceBacking {
   Slot& slot_of(uint64_t key);
 
   std::unique_ptr<Device> device_;
-  SimFlashDevice* simflash_ = nullptr;
+  const DeviceType* type_ = nullptr;
   uint64_t page_bytes_ = 4096;
   uint64_t pages_ = 0;      // exported
   uint64_t next_page_ = 0;  // the bump allocator

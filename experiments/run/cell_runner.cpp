@@ -8,7 +8,8 @@
 #include <optional>
 
 #include "devices/block/block_device.h"
-#include "devices/simflash/simflash_device.h"
+#include "devices/device.h"
+#include "devices/service_model.h"
 #include "experiments/run/row.h"
 #include "experiments/run/runners.h"
 #include "fmt/format.h"
@@ -199,11 +200,23 @@ uint64_t estimate_cell_memory(const CellConfig& cell, const TraceSummary& summar
       }
     }
   }
-  if (plan.device.name == "simflash") bytes += 24 * (plan.device_bounds.capacity_bytes / 4096 + 1);
+  if (const DeviceType& type = device_type(plan.device.name); type.memory_bytes != nullptr) {
+    bytes += type.memory_bytes(plan.device, plan.device_bounds);
+  }
   return bytes;
 }
 
 namespace {
+
+// The simulated clock of `device`, which make_device(config) built: its type's service model
+// (the loader's requirements give timing.mode simulated a device that has one).
+std::unique_ptr<ServiceModel> simulated_clock(const DeviceConfig& config, Device& device) {
+  const DeviceType& type = device_type(config.name);
+  if (type.service_model == nullptr) {
+    throw std::logic_error("device " + config.name + " has no simulated clock");
+  }
+  return type.service_model(device, ServiceModel::Options{});
+}
 
 // The cell as it runs: a policy that reads the trace's future (the offline bounds belady and
 // pfoo_l) gets the trace's next-access file, computed once per trace and stored beside its
@@ -229,8 +242,9 @@ double timed_sample(const CellConfig& cell_as_run, const TraceSummary& summary, 
   Measurement m;
   switch (runner_for(cell)) {
     case RunnerKind::kSimulated: {
-      SimFlashDevice device(plan.device);
-      m = run_simulated(cell, plan, device);
+      const std::unique_ptr<Device> device = make_device(plan.device);
+      const std::unique_ptr<ServiceModel> model = simulated_clock(plan.device, *device);
+      m = run_simulated(cell, plan, *device, *model);
       break;
     }
     case RunnerKind::kWall:
@@ -284,10 +298,9 @@ ResultRow run_cell(const CellConfig& cell_as_written, const TraceSummary& summar
       device.set_fault(&*fault);
     }
     if (cell.iolog_path.empty()) return;
+    // A device with a path (a real one) is named by it; the others by their type.
     const std::string path = plan.device.params.text("device.path");
-    io_log.emplace(cell.iolog_path, plan.device.name == "block" && !path.empty()
-                                        ? path
-                                        : "flashpq-" + plan.device.name);
+    io_log.emplace(cell.iolog_path, !path.empty() ? path : "flashpq-" + plan.device.name);
     device.set_io_log(&*io_log);
   };
   auto row = [&](Measurement m, const Device& device) {
@@ -301,9 +314,10 @@ ResultRow run_cell(const CellConfig& cell_as_written, const TraceSummary& summar
   };
   switch (runner_for(cell)) {
     case RunnerKind::kSimulated: {
-      SimFlashDevice device(plan.device);
-      attach(device);
-      return row(run_simulated(cell, plan, device), device);
+      const std::unique_ptr<Device> device = make_device(plan.device);
+      attach(*device);
+      const std::unique_ptr<ServiceModel> model = simulated_clock(plan.device, *device);
+      return row(run_simulated(cell, plan, *device, *model), *device);
     }
     case RunnerKind::kWall: {
       BlockDevice device(plan.device);

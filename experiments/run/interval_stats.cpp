@@ -7,7 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "devices/simflash/simflash_device.h"
+#include "devices/device.h"
+#include "devices/service_model.h"
 #include "sim/columns.h"
 
 namespace flashpq {
@@ -54,18 +55,12 @@ const std::vector<std::string>& interval_stats_columns() {
   return columns;
 }
 
-void add_device_counters(IntervalCounters& c, const Device& device) {
+void add_device_counters(IntervalCounters& c, const Device& device, const ServiceModel* model) {
   const DeviceCounters d = device.counters();
   c.flash_bytes_written = d.write_bytes;
   c.flash_bytes_read = d.read_bytes;
-  c.has_nand = false;
-}
-
-void add_device_counters(IntervalCounters& c, const SimFlashDevice& device) {
-  add_device_counters(c, static_cast<const Device&>(device));
-  c.has_nand = true;
-  c.nand_bytes_written =
-      device.ftl().counters().nand_pages_written * device.ftl().config().page_size_bytes;
+  c.has_nand = model != nullptr;
+  if (model != nullptr) c.nand_bytes_written = model->media_bytes_written();
 }
 
 IntervalStats::IntervalStats(uint64_t interval_ns, std::string path, Shape shape)

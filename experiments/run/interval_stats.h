@@ -73,11 +73,12 @@ inline void count_op(IntervalCounters& c, const Request& r, bool hit) {
 }
 
 class Device;
-class SimFlashDevice;
+class ServiceModel;
 /// Sets `c`'s device fields from `device`'s cumulative counters: host bytes written and read,
-/// and NAND bytes programmed (simflash; has_nand false for another device).
-void add_device_counters(IntervalCounters& c, const SimFlashDevice& device);
-void add_device_counters(IntervalCounters& c, const Device& device);
+/// and the media bytes its simulated clock `model` counts (ServiceModel::media_bytes_written:
+/// simflash's NAND bytes programmed); has_nand false without a model (a real device).
+void add_device_counters(IntervalCounters& c, const Device& device,
+                         const ServiceModel* model = nullptr);
 
 /// The column names of a series file, in order.
 const std::vector<std::string>& interval_stats_columns();

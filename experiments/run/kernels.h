@@ -35,7 +35,7 @@ struct Measurement;
 struct SimulatedCellRun;
 struct WallCellRun;
 class Device;
-class SimFlashDevice;
+class ServiceModel;
 class BlockDevice;
 class TraceReader;
 
@@ -81,7 +81,8 @@ struct CellKernels {
   /// (the same device) (experiments/run/tiered_cell.h).
   Measurement (*tiered)(const CellConfig&, const CellPlan&, Device&, BlockDevice* wall) = nullptr;
   /// A hierarchy over this cache in simulated time.
-  Measurement (*tiered_simulated)(const CellConfig&, const CellPlan&, SimFlashDevice&) = nullptr;
+  Measurement (*tiered_simulated)(const CellConfig&, const CellPlan&, Device&,
+                                  ServiceModel&) = nullptr;
   /// `flashpq bench`'s replay on a null device.
   BenchOutcome (*bench)(const BenchReplay&) = nullptr;
 };

@@ -12,7 +12,8 @@ namespace flashpq {
 
 RunnerKind runner_for(const CellConfig& cell) {
   if (cell.timing.mode == TimingMode::kSimulated) return RunnerKind::kSimulated;
-  if (cell.timing.mode == TimingMode::kWall || device_type(cell.device.name).wall_clock) {
+  if (cell.timing.mode == TimingMode::kWall ||
+      device_type(cell.device.name).clock == DeviceClock::kWall) {
     return RunnerKind::kWall;
   }
   return RunnerKind::kFunctional;

@@ -22,12 +22,13 @@ namespace flashpq {
 
 enum class RunnerKind { kFunctional, kSimulated, kWall };
 
-/// The runner of `cell`: simulated for timing.mode simulated; wall for timing.mode wall or a
-/// device whose type is timed by the wall clock (DeviceType::wall_clock); functional otherwise.
+/// The runner of `cell`: simulated for timing.mode simulated (on a device whose type declares
+/// DeviceClock::kSimulated); wall for timing.mode wall or a device whose type is timed by the
+/// wall clock (DeviceClock::kWall); functional otherwise.
 RunnerKind runner_for(const CellConfig& cell);
 
-class SimFlashDevice;
 class BlockDevice;
+class ServiceModel;
 
 /// The functional runner: the trace through the cache (or framework direct onto the device) as
 /// fast as the CPU allows. Throws as the components and the trace reader.
@@ -35,20 +36,23 @@ Measurement run_functional(const CellConfig& cell, const CellPlan& plan, Device&
 /// The functional runner of a hierarchy (plan.tiers enabled; engine/tiers.h): a DRAM tier over
 /// the cell's cache over a backing store. Throws as run_functional.
 Measurement run_tiered(const CellConfig& cell, const CellPlan& plan, Device& device);
-/// The simulated-time runner of a hierarchy (experiments/run/tiered_cell.cpp): the flash tier
-/// on `device`, the backing store on cell.backing's fixed_latency device, NHC's controller in
-/// the nhc modes. Throws as run_functional.
-Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
-                                 SimFlashDevice& device);
+/// The simulated-time runner of a hierarchy (experiments/run/tiered_cell.cpp): the flash tier on
+/// `device`, timed by its service model `model`, the backing store on cell.backing's
+/// fixed_latency device or a second device on the same clock, NHC's controller in the nhc
+/// modes. Throws as run_functional.
+Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan, Device& device,
+                                 ServiceModel& model);
 /// The wall-clock runner of a hierarchy (experiments/run/tiered_cell.cpp): the flash tier on
 /// the real `device`, every request timed from the start to the end of the hierarchy's access
 /// (DRAM's work on the host, flash's I/O on the device); the backing store counted. Throws as
 /// run_on_wall_clock.
 Measurement run_tiered_on_wall_clock(const CellConfig& cell, const CellPlan& plan,
                                      BlockDevice& device);
-/// The simulated-time runner (experiments/run/simulated_runner.h); a hierarchy's goes to
-/// run_tiered_simulated. Throws as run_functional.
-Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device);
+/// The simulated-time runner (experiments/run/simulated_runner.h): `device` timed by its service
+/// model `model` (DeviceType::service_model); a hierarchy's goes to run_tiered_simulated.
+/// Throws as run_functional.
+Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, Device& device,
+                          ServiceModel& model);
 /// The wall-clock runner (experiments/run/wall_cell.h): a cache timed request by request, or
 /// framework direct with requests in flight. Throws as run_functional, and on an I/O error.
 Measurement run_on_wall_clock(const CellConfig& cell, const CellPlan& plan, BlockDevice& device);

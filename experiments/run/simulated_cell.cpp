@@ -10,11 +10,12 @@
 
 namespace flashpq {
 
-Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, SimFlashDevice& device) {
-  if (plan.tiers.enabled()) return run_tiered_simulated(cell, plan, device);
+Measurement run_simulated(const CellConfig& cell, const CellPlan& plan, Device& device,
+                          ServiceModel& model) {
+  if (plan.tiers.enabled()) return run_tiered_simulated(cell, plan, device, model);
   Measurement m;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
-  SimulatedCellRun run{cell, plan, device, m, std::nullopt, {}};
+  SimulatedCellRun run{cell, plan, device, model, m, std::nullopt, {}};
   if (cell.stats.enabled()) {
     run.series.emplace(cell.stats.interval_ns, cell.stats_path,
                        plan.direct ? IntervalStats::Shape::kDirect : IntervalStats::Shape::kCache);

@@ -24,7 +24,9 @@ namespace flashpq {
 struct SimulatedCellRun {
   const CellConfig& cell;
   const CellPlan& plan;
-  SimFlashDevice& device;
+  Device& device;
+  /// The device's simulated clock (DeviceType::service_model).
+  ServiceModel& model;
   Measurement& m;
   /// stats.interval_s: the series (experiments/run/interval_stats.h) and its counts.
   std::optional<IntervalStats> series;
@@ -32,7 +34,7 @@ struct SimulatedCellRun {
 
   IntervalCounters snapshot() const {
     IntervalCounters c = counts;
-    add_device_counters(c, device);
+    add_device_counters(c, device, &model);
     return c;
   }
 
@@ -45,7 +47,7 @@ struct SimulatedCellRun {
     bool warm_taken = false;
     auto snap = [&] { return snapshot(); };
     const TimedRunResult r = run_timed(
-        device, cell.timing, plan.warmup_requests, cell.seed, reader,
+        model, cell.timing, plan.warmup_requests, cell.seed, reader,
         [&](const Request& q, uint64_t i, uint64_t now_ns) -> uint64_t {
           if (series) {
             series->advance(now_ns, snap);

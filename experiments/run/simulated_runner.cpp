@@ -9,19 +9,15 @@ namespace flashpq {
 namespace simulated_replay {
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-// The second device's events carry ids from kSecondIds on (FlashTiming's id_base).
-constexpr uint32_t kSecondIds = 1u << 30;
 
 // A request in flight.
 struct Slot {
   uint64_t index;
   uint64_t arrival_ns;
   uint64_t bytes;
-  uint32_t outstanding;   // flash jobs not yet finished
-  uint32_t outstanding2;  // the second device's jobs not yet finished
-  uint32_t parts;         // parts not yet finished: the flash side, the second device's, the work
-                          // issue returned
-  uint32_t client;        // closed loop; or the free-list link when free
+  uint32_t parts;   // parts not yet finished: the device's, the second device's, the work issue
+                    // returned
+  uint32_t client;  // closed loop; or the free-list link when free
   OpClass op;
   bool measured;
 };
@@ -50,27 +46,16 @@ class BatchReader {
 }  // namespace simulated_replay
 
 struct SimulatedReplay::State {
-  State(SimFlashDevice& d, const TimingConfig& t, uint64_t warmup, BatchSource source,
-        CompletionObserver o, SimFlashDevice* second)
-      : device(d),
+  State(ServiceModel& m, const TimingConfig& t, uint64_t warmup, BatchSource source,
+        CompletionObserver o, ServiceModel* second)
+      : model(m),
+        model2(second),
         timing(t),
         warmup_requests(warmup),
         observe(o),
         closed(t.arrival == ArrivalProcess::kClosedLoop),
-        flash(d.ftl().config()),
-        guard(d.ftl(), &log),
         reader(source) {
-    const SimFlashConfig& fc = d.ftl().config();
-    host_overhead_ns = static_cast<uint64_t>(std::llround(fc.host_overhead_us * 1e3));
-    host_command_ns = static_cast<uint64_t>(std::llround(fc.host_command_us * 1e3));
-    link_ns_per_byte = fc.host_link_mib_s > 0 ? 1e9 / (fc.host_link_mib_s * 1048576.0) : 0.0;
-    host_side = host_overhead_ns != 0 || host_command_ns != 0 || link_ns_per_byte != 0;
-    log.reserve(4096);
-    if (second != nullptr) {
-      flash2.emplace(second->ftl().config(), simulated_replay::kSecondIds);
-      log2.reserve(4096);
-      guard2.emplace(second->ftl(), &log2);
-    }
+    done.reserve(64);
   }
 
   void complete(uint32_t s) {
@@ -105,23 +90,20 @@ struct SimulatedReplay::State {
     }
     const bool measured = index >= warmup_requests;
     if (index == warmup_requests) first_arrival_ns = events.now();
-    slots[s] = simulated_replay::Slot{index, events.now(), r.size_bytes, 0,       0,
-                                      0,     client,       op_class(r),  measured};
+    slots[s] =
+        simulated_replay::Slot{index, events.now(), r.size_bytes, 0, client, op_class(r), measured};
     result.max_in_flight = std::max(result.max_in_flight, ++in_flight);
-    log.clear();
-    log2.clear();
-    if (FioIoLog* io_log = device.io_log()) io_log->set_now_ns(events.now());
+    model.begin(events.now());
+    if (model2 != nullptr) model2->begin(events.now());
     return s;
   }
 
   // The second half, once the request's device operations are logged.
   void end_issue(uint32_t s, uint64_t elsewhere_ns) {
-    const uint32_t jobs = flash.submit(log, s, events);
-    const uint32_t jobs2 = flash2 ? flash2->submit(log2, s, events) : 0;
-    slots[s].outstanding = jobs;
-    slots[s].outstanding2 = jobs2;
+    const bool timed = model.submit(s, slots[s].bytes, events);
+    const bool timed2 = model2 != nullptr && model2->submit(s, slots[s].bytes, events);
     slots[s].parts =
-        (jobs != 0 ? 1u : 0u) + (jobs2 != 0 ? 1u : 0u) + (elsewhere_ns > events.now() ? 1u : 0u);
+        (timed ? 1u : 0u) + (timed2 ? 1u : 0u) + (elsewhere_ns > events.now() ? 1u : 0u);
     if (slots[s].parts == 0) {
       complete(s);  // no NAND operation: no host overhead either
     } else if (elsewhere_ns > events.now()) {
@@ -129,45 +111,22 @@ struct SimulatedReplay::State {
     }
   }
 
-  void flash_done(const Event& e) {
-    if (flash2 && e.id >= simulated_replay::kSecondIds) {
-      for (const uint32_t s : flash2->handle(e, events)) {
-        if (--slots[s].outstanding2 == 0) part_done(s);
-      }
-      return;
-    }
-    for (const uint32_t s : flash.handle(e, events)) {
-      if (--slots[s].outstanding != 0) continue;
-      if (!host_side) {
-        part_done(s);
-        continue;
-      }
-      // The controller serves requests in the order their flash work finished.
-      const uint64_t service =
-          host_command_ns + static_cast<uint64_t>(std::llround(
-                                link_ns_per_byte * static_cast<double>(slots[s].bytes)));
-      controller_free_ns = std::max(controller_free_ns, events.now()) + service;
-      events.schedule(controller_free_ns + host_overhead_ns, EventKind::kRequestDone, s);
-    }
+  // An event a device's service model scheduled: the second device's by its id range.
+  void device_event(const Event& e) {
+    ServiceModel& m = model2 != nullptr && e.id >= kSecondDeviceIds ? *model2 : model;
+    done.clear();
+    m.handle(e, events, done);
+    for (const uint32_t s : done) part_done(s);
   }
 
-  SimFlashDevice& device;
+  ServiceModel& model;
+  ServiceModel* model2;
   const TimingConfig& timing;
   uint64_t warmup_requests;
   CompletionObserver observe;
   bool closed;
-  uint64_t host_overhead_ns = 0;
-  uint64_t host_command_ns = 0;
-  double link_ns_per_byte = 0;  // ns per payload byte over the host link (0: instant)
-  bool host_side = false;
-  uint64_t controller_free_ns = 0;  // when the controller finishes its last request
-  FlashTiming flash;
   EventQueue events;
-  std::vector<FlashOp> log;
-  detail::OpLogGuard guard;
-  std::optional<FlashTiming> flash2;
-  std::vector<FlashOp> log2;
-  std::optional<detail::OpLogGuard> guard2;
+  std::vector<uint32_t> done;  // device_event's slots
   simulated_replay::BatchReader reader;
   std::vector<simulated_replay::Slot> slots;
   uint32_t free_slot = simulated_replay::kNone;
@@ -183,15 +142,15 @@ struct SimulatedReplay::State {
   bool issuing_arrival = false;
 };
 
-SimulatedReplay::SimulatedReplay(SimFlashDevice& device, const TimingConfig& timing,
+SimulatedReplay::SimulatedReplay(ServiceModel& model, const TimingConfig& timing,
                                  uint64_t warmup_requests, uint64_t seed, BatchSource source,
-                                 CompletionObserver observe, SimFlashDevice* second) {
+                                 CompletionObserver observe, ServiceModel* second) {
   timing.validate();
   if (timing.mode != TimingMode::kSimulated) {
     throw std::invalid_argument(std::string("run_timed: timing.mode must be simulated, got ") +
                                 timing_mode_name(timing.mode));
   }
-  s_ = std::make_unique<State>(device, timing, warmup_requests, source, observe, second);
+  s_ = std::make_unique<State>(model, timing, warmup_requests, source, observe, second);
   State& st = *s_;
   if (st.closed) {
     for (uint32_t c = 0; c < timing.clients; ++c) st.events.schedule(0, EventKind::kClientReady, c);
@@ -228,9 +187,9 @@ bool SimulatedReplay::next(Request& r, uint64_t& index, uint64_t& now_ns) {
         break;
       case EventKind::kDieDone:
       case EventKind::kChannelDone:
-        st.flash_done(e);
-        break;
       case EventKind::kRequestDone:
+        st.device_event(e);
+        break;
       case EventKind::kElsewhereDone:
         st.part_done(e.id);
         break;
@@ -253,7 +212,6 @@ TimedRunResult SimulatedReplay::finish() {
   TimedRunResult result = st.result;
   result.events = st.events.popped();
   result.end_ns = st.events.now();
-  result.flash = st.flash.counters();
   if (result.metrics.requests != 0) {
     result.metrics.interval_ns = st.last_completion_ns - st.first_arrival_ns;
   }

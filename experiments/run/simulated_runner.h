@@ -1,30 +1,25 @@
-// experiments/run/simulated_runner.h — the simulated-time run of a request stream on a simflash
-// device.
+// experiments/run/simulated_runner.h — the simulated-time run of a request stream on a device
+// with a simulated clock (DeviceClock::kSimulated: its service model, devices/service_model.h).
 //
 // Source: docs/DESIGN.md "Time" (the simulated mode). The runner owns the event queue
-// (sim/des.h) and the dies and channels (devices/simflash/flash_timing.h); the caller owns the
-// device, the request source and the functional "issue" step. For each request, in source
-// order:
+// (sim/des.h) and the arrivals; the device's service model owns what the device does with time
+// (simflash's: its dies, channels and host side, devices/simflash/simflash_service.h); the
+// caller owns the device, the request source and the functional "issue" step. For each request,
+// in source order:
 //   1. it arrives — open loop: at the time the arrival process gives (sim/arrivals.h); closed
 //      loop: when one of the `clients` clients is free (all start at time 0; a client issues its
 //      next request think_time_ns after its previous one completed);
-//   2. it is issued at its arrival: the runner calls issue(request, index), which performs the
-//      request's device operations through the Device interface (a cache access, a direct
-//      read or write…) while the FTL appends the NAND operations they cause, GC included, to
-//      the runner's op log;
-//   3. those operations are queued on the dies and channels at that instant;
-//   4. it completes when the last of them completes, then passes the device's host side, as a
-//      calibrated profile sets it (SimFlashConfig; all 0 by default, which skips this step):
-//      the controller, a FIFO server that holds each request for host_command_us plus its
-//      payload over host_link_mib_s, then host_overhead_us, a delay in which requests
-//      overlap: latency = completion − arrival. GC is
-//      foreground: the request whose write triggered GC waits for the copies and erases that GC
-//      logged (FEMU's ssd_write runs do_gc in the write path; MQSim triggers GC from the write
-//      that depletes a plane's free blocks). A request that causes no NAND operation (a hit
-//      in DRAM, a read of a page never written, a TRIM) completes at its arrival: latency 0.
+//   2. it is issued at its arrival: the model begins recording, and the runner calls
+//      issue(request, index), which performs the request's device operations through the Device
+//      interface (a cache access, a direct read or write…);
+//   3. the model queues what they cost at that instant (submit);
+//   4. it completes when the model reports its device work done (latency = completion −
+//      arrival); a request whose operations take no time completes at its arrival: latency 0.
 //      When issue returns a time (a hierarchy's backing device, devices/backing.h: the time
 //      its share of the request completes), the request completes at the later of that time
-//      and its flash side's completion.
+//      and its device side's completion; a second device on the same clock (a hierarchy's
+//      backing store on simflash) is a second model whose events carry ids from
+//      kSecondDeviceIds.
 // The functional state (cache, FTL maps) advances at issue time, in issue order; only the
 // device's service is timed.
 //
@@ -50,8 +45,10 @@
 #include <utility>
 #include <vector>
 
+#include "devices/service_model.h"
 #include "devices/simflash/flash_timing.h"
 #include "devices/simflash/simflash_device.h"
+#include "devices/simflash/simflash_service.h"
 #include "engine/request.h"
 #include "experiments/run/request_source.h"
 #include "experiments/run/stats.h"
@@ -74,25 +71,16 @@ struct TimedRunResult {
   uint64_t end_ns = 0;
   /// Most requests in flight at once (issued, not completed).
   uint32_t max_in_flight = 0;
-  /// What the dies and channels did over the whole run, warm-up included.
+};
+
+/// A run on a simflash device (run_timed's simflash overload): also what its dies and channels
+/// did over the whole run, warm-up included.
+struct SimFlashTimedRunResult : TimedRunResult {
   FlashTimingCounters flash;
 };
 
-namespace detail {
-
-// Points the FTL's op log at `log` for the guard's lifetime (exceptions included).
-class OpLogGuard {
- public:
-  OpLogGuard(Ftl& ftl, std::vector<FlashOp>* log) : ftl_(ftl) { ftl_.set_op_log(log); }
-  ~OpLogGuard() { ftl_.set_op_log(nullptr); }
-  OpLogGuard(const OpLogGuard&) = delete;
-  OpLogGuard& operator=(const OpLogGuard&) = delete;
-
- private:
-  Ftl& ftl_;
-};
-
-}  // namespace detail
+/// The event ids of a second device on the clock start here (ServiceModel::Options::id_base).
+inline constexpr uint32_t kSecondDeviceIds = 1u << 30;
 
 /// A batched request source seen through one function pointer (one indirect call per batch of
 /// requests, never per request): what the simulated run reads.
@@ -143,12 +131,12 @@ struct CompletionObserver {
 /// they logged — so that only that loop is instantiated per cache type (run_timed below).
 class SimulatedReplay {
  public:
-  /// `second`: a second simflash device on the same clock (null: none). Throws
-  /// std::invalid_argument if timing is invalid or its mode is not simulated. The FTLs' op logs
-  /// point into this object until it is destroyed.
-  SimulatedReplay(SimFlashDevice& device, const TimingConfig& timing, uint64_t warmup_requests,
+  /// `model`: the device's service model; `second`: a second device's on the same clock, its
+  /// ids from kSecondDeviceIds (null: none). Throws std::invalid_argument if timing is invalid
+  /// or its mode is not simulated.
+  SimulatedReplay(ServiceModel& model, const TimingConfig& timing, uint64_t warmup_requests,
                   uint64_t seed, BatchSource source, CompletionObserver observe,
-                  SimFlashDevice* second = nullptr);
+                  ServiceModel* second = nullptr);
   ~SimulatedReplay();
   SimulatedReplay(const SimulatedReplay&) = delete;
   SimulatedReplay& operator=(const SimulatedReplay&) = delete;
@@ -168,13 +156,14 @@ class SimulatedReplay {
   std::unique_ptr<State> s_;
 };
 
-/// Runs every request of `source` on `device` in simulated time (see the header comment).
+/// Runs every request of `source` in simulated time on the device `model` times (see the header
+/// comment).
 ///  * source: an object with `size_t read(std::span<Request> out)` filling out and returning the
 ///    count, 0 at the end (TraceReader, PrefetchReader, SpanSource). Request::time_ns is the
 ///    trace timestamp the trace arrival process reads.
 ///  * issue: called as issue(const Request&, uint64_t index) at the request's arrival, in source
-///    order; it performs the request's device operations on `device` (directly or through a
-///    cache whose framework writes to `device`). Inlined into the loop below, never called
+///    order; it performs the request's device operations on the model's device (directly or
+///    through a cache whose framework writes to it). Inlined into the loop below, never called
 ///    virtually. Or it is called as issue(const Request&, uint64_t index, uint64_t now_ns) and
 ///    returns the time, ns (≥ now_ns), at which work the request caused elsewhere completes
 ///    (now_ns when there is none): a hierarchy's backing device.
@@ -184,17 +173,17 @@ class SimulatedReplay {
 ///    observes nothing); or, if it takes a fourth argument, observe(index, arrival_ns,
 ///    completion_ns, payload_bytes); or a fifth, observe(index, arrival_ns, completion_ns,
 ///    payload_bytes, op_class).
-///  * second: a second simflash device (null: none) whose NAND operations, logged while issue
-///    runs, go to its own dies and channels on the same clock; the request completes when they
-///    have too (a hierarchy's backing store on simflash). Its host side is not modelled.
+///  * second: a second device's service model on the same clock, made with id_base
+///    kSecondDeviceIds (null: none): the operations issue performs on that device are timed
+///    by it too, and the request completes when they are done (a hierarchy's backing store).
 /// The device keeps its state (e.g. a functional fill before the run). Throws
 /// std::invalid_argument if timing is invalid or its mode is not simulated; rethrows what issue
-/// throws. The FTL's op log is unset again on return.
+/// throws.
 template <class Source, class Issue, class Observe>
-TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
-                         uint64_t warmup_requests, uint64_t seed, Source& source, Issue&& issue,
-                         Observe&& observe, SimFlashDevice* second = nullptr) {
-  SimulatedReplay run(device, timing, warmup_requests, seed, BatchSource::of(source),
+TimedRunResult run_timed(ServiceModel& model, const TimingConfig& timing, uint64_t warmup_requests,
+                         uint64_t seed, Source& source, Issue&& issue, Observe&& observe,
+                         ServiceModel* second = nullptr) {
+  SimulatedReplay run(model, timing, warmup_requests, seed, BatchSource::of(source),
                       CompletionObserver::of(observe), second);
   Request r;
   uint64_t index = 0, now_ns = 0;
@@ -209,10 +198,27 @@ TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
   return run.finish();
 }
 
-/// run_timed without an observer.
+/// run_timed on a simflash device, timed by its service model (SimFlashServiceModel, made and
+/// destroyed here: the FTL's op log is unset again on return), with what its dies and channels
+/// did.
+template <class Source, class Issue, class Observe>
+SimFlashTimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
+                                 uint64_t warmup_requests, uint64_t seed, Source& source,
+                                 Issue&& issue, Observe&& observe) {
+  SimFlashServiceModel model(device, ServiceModel::Options{});
+  SimFlashTimedRunResult r;
+  static_cast<TimedRunResult&>(r) =
+      run_timed(model, timing, warmup_requests, seed, source, std::forward<Issue>(issue),
+                std::forward<Observe>(observe));
+  r.flash = model.counters();
+  return r;
+}
+
+/// run_timed on a simflash device without an observer.
 template <class Source, class Issue>
-TimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
-                         uint64_t warmup_requests, uint64_t seed, Source& source, Issue&& issue) {
+SimFlashTimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
+                                 uint64_t warmup_requests, uint64_t seed, Source& source,
+                                 Issue&& issue) {
   return run_timed(device, timing, warmup_requests, seed, source, std::forward<Issue>(issue),
                    [](uint64_t, uint64_t, uint64_t) {});
 }

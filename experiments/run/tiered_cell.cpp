@@ -27,9 +27,9 @@ Measurement run_tiered_on_wall_clock(const CellConfig& cell, const CellPlan& pla
   return flash_tier(cell).tiered(cell, plan, device, &device);
 }
 
-Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan,
-                                 SimFlashDevice& device) {
-  return flash_tier(cell).tiered_simulated(cell, plan, device);
+Measurement run_tiered_simulated(const CellConfig& cell, const CellPlan& plan, Device& device,
+                                 ServiceModel& model) {
+  return flash_tier(cell).tiered_simulated(cell, plan, device, model);
 }
 
 }  // namespace flashpq

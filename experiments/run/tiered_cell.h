@@ -81,11 +81,10 @@ void with_tiers(const CellConfig& cell, const CellPlan& plan, Device& device, Fn
 
 // A hierarchy's series counters (experiments/run/interval_stats.h): `counts` (requests and
 // hits, kept by the runner), the device's bytes and the tiers'.
-template <class D>
-IntervalCounters tier_snapshot(const IntervalCounters& counts, const D& device,
-                               const TierCounters& t) {
+inline IntervalCounters tier_snapshot(const IntervalCounters& counts, const Device& device,
+                                      const TierCounters& t, const ServiceModel* model = nullptr) {
   IntervalCounters c = counts;
-  add_device_counters(c, device);
+  add_device_counters(c, device, model);
   c.dram_hits = t.dram_hits;
   c.flash_hits = t.flash_hits;
   c.backing_bytes_read = t.backing_read_bytes;
@@ -154,8 +153,8 @@ Measurement tiered_replay_kernel(const CellConfig& cell, const CellPlan& plan, D
 // request's path too). The NHC controller wakes at the first arrival at or after its wake-up
 // time and sees the bytes completed so far.
 template <class P, class F>
-Measurement tiered_simulated_kernel(const CellConfig& cell, const CellPlan& plan,
-                                    SimFlashDevice& device) {
+Measurement tiered_simulated_kernel(const CellConfig& cell, const CellPlan& plan, Device& device,
+                                    ServiceModel& model) {
   Measurement m;
   const auto t0 = std::chrono::steady_clock::now();  // wall_seconds only
   HitStats stats;
@@ -168,6 +167,9 @@ Measurement tiered_simulated_kernel(const CellConfig& cell, const CellPlan& plan
                   cell.device.force_destroy);
     store->fill();
   }
+  // Its clock: the second device's service model, without its host side.
+  const std::unique_ptr<ServiceModel> second =
+      store ? store->service_model(ServiceModel::Options{kSecondDeviceIds, false}) : nullptr;
   std::optional<NhcController> nhc;
   if (plan.tiers.nhc()) nhc.emplace(plan.tiers.nhc_config);
   uint64_t served_bytes = 0;  // completed requests' payload, warm-up included
@@ -184,7 +186,7 @@ Measurement tiered_simulated_kernel(const CellConfig& cell, const CellPlan& plan
     bool warm_taken = false;
     if (store) tiers.set_backing_listener(&DeviceBacking::on_backing, &*store);
     auto snapshot = [&] {
-      IntervalCounters c = tier_snapshot(counts, device, tiers.tier_counters());
+      IntervalCounters c = tier_snapshot(counts, device, tiers.tier_counters(), &model);
       if (nhc) c.nhc_load_admit = nhc->load_admit();
       return c;
     };
@@ -224,7 +226,7 @@ Measurement tiered_simulated_kernel(const CellConfig& cell, const CellPlan& plan
                                      tc.backing_write_bytes - write_before));
     };
     const TimedRunResult r = run_timed(
-        device, cell.timing, plan.warmup_requests, cell.seed, reader, issue,
+        model, cell.timing, plan.warmup_requests, cell.seed, reader, issue,
         [&](uint64_t, uint64_t arrival_ns, uint64_t completion_ns, uint64_t bytes, OpClass op) {
           served_bytes += bytes;
           if (series) {
@@ -232,7 +234,7 @@ Measurement tiered_simulated_kernel(const CellConfig& cell, const CellPlan& plan
             series->completed(op, completion_ns - arrival_ns);
           }
         },
-        store ? store->simflash() : nullptr);
+        second.get());
     if (!warm_taken) end_warmup(m, device, tiers);
     if (series) series->finish(r.end_ns, snapshot());
     stats.flush();

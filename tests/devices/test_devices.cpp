@@ -139,7 +139,7 @@ TEST_CASE("capacity 0 means unbounded and block size 1 accepts any extent", "[de
 TEST_CASE("make_device builds the registered devices and rejects others", "[devices]") {
   REQUIRE(device_names().size() >= 1);
   CHECK(device_names().front() == "null");
-  CHECK(device_names() == std::vector<std::string>{"null", "simflash", "block"});
+  CHECK(device_names() == std::vector<std::string>{"null", "simflash", "block", "fixed_latency"});
 
   auto d = make_device(DeviceConfig{});
   REQUIRE(d != nullptr);

@@ -490,8 +490,9 @@ TEST_CASE("timed runs are reproducible and reject a non-simulated mode", "[flash
 
 // Closed loop of `clients`, one page per request, writes at the page offsets `pages` (in order);
 // returns the result, with the FTL counters of the measured part in *ftl_measured.
-TimedRunResult write_run(SimFlashDevice& dev, const std::vector<uint64_t>& pages, uint32_t clients,
-                         uint64_t warmup, FtlCounters* ftl_measured = nullptr) {
+SimFlashTimedRunResult write_run(SimFlashDevice& dev, const std::vector<uint64_t>& pages,
+                                 uint32_t clients, uint64_t warmup,
+                                 FtlCounters* ftl_measured = nullptr) {
   const uint32_t page = dev.logical_block_bytes();
   std::vector<Request> reqs;
   reqs.reserve(pages.size());
@@ -502,7 +503,7 @@ TimedRunResult write_run(SimFlashDevice& dev, const std::vector<uint64_t>& pages
     if (i == warmup) at_warmup = dev.ftl().counters();
     dev.write(r.key, r.size_bytes);
   };
-  TimedRunResult res = run_timed(dev, closed_loop(clients), warmup, 1, src, issue);
+  SimFlashTimedRunResult res = run_timed(dev, closed_loop(clients), warmup, 1, src, issue);
   if (ftl_measured) *ftl_measured = dev.ftl().counters() - at_warmup;
   return res;
 }
