@@ -30,7 +30,11 @@
 //
 // Cost: the functional mode never comes here (the op log stays unset, so the FTL pays one
 // never-taken branch per NAND operation, as before). Here: two events per page operation and
-// one or two per request; no allocation per request once the pools have grown.
+// one or two per request; no allocation per request once the pools have grown. The device's
+// model is reached through its interface: two indirect calls per request (begin, submit) and
+// one per device event (handle), which is what lets any device with a clock run here; against
+// the simflash timing called directly, `flashpq bench --des --profile tiny --requests 4000000`
+// took 1.035× the time (median of 10 alternating pairs, range 0.88-1.13).
 #pragma once
 
 #include <algorithm>
