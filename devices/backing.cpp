@@ -19,27 +19,11 @@ const KeySpec kBackingDeviceKey =
 
 namespace {
 
-const KeySpec kReadLatency = key("backing.read_latency_us", ValueType::kFloat)
-                                 .def("100")
-                                 .units("us")
-                                 .range(0, 1e9)
-                                 .desc("fixed_latency: the delay after a request's reads");
-const KeySpec kWriteLatency = key("backing.write_latency_us", ValueType::kFloat)
-                                  .def("100")
-                                  .units("us")
-                                  .range(0, 1e9)
-                                  .desc("fixed_latency: the delay after a request's writes");
-const KeySpec kReadBandwidth = key("backing.read_bandwidth_mib_s", ValueType::kFloat)
-                                   .def("500")
-                                   .units("MiB/s")
-                                   .range(1e-6, 1e9)
-                                   .desc("fixed_latency: the rate at which reads are transferred");
-const KeySpec kWriteBandwidth =
-    key("backing.write_bandwidth_mib_s", ValueType::kFloat)
-        .def("500")
-        .units("MiB/s")
-        .range(1e-6, 1e9)
-        .desc("fixed_latency: the rate at which writes are transferred");
+const FixedLatencyKeys kFixed = fixed_latency_keys("backing");
+const KeySpec& kReadLatency = kFixed.read_latency;
+const KeySpec& kWriteLatency = kFixed.write_latency;
+const KeySpec& kReadBandwidth = kFixed.read_bandwidth;
+const KeySpec& kWriteBandwidth = kFixed.write_bandwidth;
 
 const KeySpec kProfile =
     key("backing.profile", ValueType::kEnum)
@@ -97,11 +81,42 @@ BackingConfig BackingConfig::from(const Params& params) {
   }
   if (kind != "fixed_latency") return c;
   c.kind = BackingKind::kFixedLatency;
-  c.read_latency_us = params.get<double>(kReadLatency);
-  c.write_latency_us = params.get<double>(kWriteLatency);
-  c.read_bandwidth_mib_s = params.get<double>(kReadBandwidth);
-  c.write_bandwidth_mib_s = params.get<double>(kWriteBandwidth);
+  kFixed.decode(params, &c);
   return c;
+}
+
+FixedLatencyKeys fixed_latency_keys(const std::string& section, bool strict) {
+  auto k = [&](const char* name) {
+    KeySpec s = key(section + "." + name, ValueType::kFloat);
+    return strict ? s.strict_to_readers() : s;
+  };
+  return FixedLatencyKeys{k("read_latency_us")
+                              .def("100")
+                              .units("us")
+                              .range(0, 1e9)
+                              .desc("fixed_latency: the delay after a request's reads"),
+                          k("write_latency_us")
+                              .def("100")
+                              .units("us")
+                              .range(0, 1e9)
+                              .desc("fixed_latency: the delay after a request's writes"),
+                          k("read_bandwidth_mib_s")
+                              .def("500")
+                              .units("MiB/s")
+                              .range(1e-6, 1e9)
+                              .desc("fixed_latency: the rate at which reads are transferred"),
+                          k("write_bandwidth_mib_s")
+                              .def("500")
+                              .units("MiB/s")
+                              .range(1e-6, 1e9)
+                              .desc("fixed_latency: the rate at which writes are transferred")};
+}
+
+void FixedLatencyKeys::decode(const Params& params, BackingConfig* c) const {
+  c->read_latency_us = params.get<double>(read_latency);
+  c->write_latency_us = params.get<double>(write_latency);
+  c->read_bandwidth_mib_s = params.get<double>(read_bandwidth);
+  c->write_bandwidth_mib_s = params.get<double>(write_bandwidth);
 }
 
 FixedLatencyServer::FixedLatencyServer(const BackingConfig& config)

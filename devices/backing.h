@@ -57,6 +57,19 @@ struct BackingConfig {
   static BackingConfig from(const Params& params);
 };
 
+/// The four keys of a fixed-latency device under `section` ("backing", or "device" for the
+/// fixed_latency device, devices/fixed_latency/): SECTION.read_latency_us, write_latency_us
+/// (µs, ≥ 0, default 100), read_bandwidth_mib_s, write_bandwidth_mib_s (MiB/s, > 0, default
+/// 500). `strict`: each is read only by the component that declares it (KeySpec's
+/// strict_to_readers).
+struct FixedLatencyKeys {
+  KeySpec read_latency, write_latency, read_bandwidth, write_bandwidth;
+  /// Sets c's four timing fields from `params` (unset keys: their defaults). Throws
+  /// std::invalid_argument quoting a bad value.
+  void decode(const Params& params, BackingConfig* c) const;
+};
+FixedLatencyKeys fixed_latency_keys(const std::string& section, bool strict = false);
+
 /// The `backing:` section: backing.device, then the fixed_latency keys.
 const SectionSpec& backing_section();
 extern const KeySpec kBackingDeviceKey;

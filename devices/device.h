@@ -29,7 +29,9 @@ struct DeviceCounters {
   uint64_t read_bytes = 0;
   uint64_t trims = 0;
   uint64_t trimmed_bytes = 0;
-  /// Zone resets (zoned devices; a zone append counts as a write).
+  /// Zone Reset commands sent (zoned devices), a reset of an empty zone included; simflash's
+  /// zone_resets column counts only the resets that erased (FtlCounters::zone_resets). A zone
+  /// append counts as a write.
   uint64_t zone_resets = 0;
 };
 

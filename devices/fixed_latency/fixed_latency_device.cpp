@@ -8,39 +8,19 @@ namespace flashpq {
 
 namespace {
 
-const KeySpec kFlReadLatency = key("device.read_latency_us", ValueType::kFloat)
-                                   .def("100")
-                                   .units("us")
-                                   .range(0, 1e9)
-                                   .strict_to_readers()
-                                   .desc("fixed_latency: the delay after a request's reads");
-const KeySpec kFlWriteLatency = key("device.write_latency_us", ValueType::kFloat)
-                                    .def("100")
-                                    .units("us")
-                                    .range(0, 1e9)
-                                    .strict_to_readers()
-                                    .desc("fixed_latency: the delay after a request's writes");
-const KeySpec kFlReadBandwidth =
-    key("device.read_bandwidth_mib_s", ValueType::kFloat)
-        .def("500")
-        .units("MiB/s")
-        .range(1e-6, 1e9)
-        .strict_to_readers()
-        .desc("fixed_latency: the rate at which a request's reads are transferred");
-const KeySpec kFlWriteBandwidth =
-    key("device.write_bandwidth_mib_s", ValueType::kFloat)
-        .def("500")
-        .units("MiB/s")
-        .range(1e-6, 1e9)
-        .strict_to_readers()
-        .desc("fixed_latency: the rate at which a request's writes are transferred");
+// The backing store's fixed_latency keys, under device.
+const FixedLatencyKeys& keys() {
+  static const FixedLatencyKeys k = fixed_latency_keys("device", true);
+  return k;
+}
 
 const ComponentSpec& fixed_latency_spec() {
   static const ComponentSpec spec{
       "fixed_latency",
       "counts bytes, timed as one FIFO server of fixed bandwidth then a fixed latency (a "
       "datasheet's drive: no queue depth, no GC)",
-      {kFlReadLatency, kFlWriteLatency, kFlReadBandwidth, kFlWriteBandwidth, device_capacity_key()},
+      {keys().read_latency, keys().write_latency, keys().read_bandwidth, keys().write_bandwidth,
+       device_capacity_key()},
       {},
       {},
       {}};
@@ -50,10 +30,7 @@ const ComponentSpec& fixed_latency_spec() {
 BackingConfig timing_of(const Params& params) {
   BackingConfig c;
   c.kind = BackingKind::kFixedLatency;
-  c.read_latency_us = params.get<double>(kFlReadLatency);
-  c.write_latency_us = params.get<double>(kFlWriteLatency);
-  c.read_bandwidth_mib_s = params.get<double>(kFlReadBandwidth);
-  c.write_bandwidth_mib_s = params.get<double>(kFlWriteBandwidth);
+  keys().decode(params, &c);
   return c;
 }
 

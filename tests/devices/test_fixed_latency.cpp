@@ -9,32 +9,14 @@
 #include "devices/device.h"
 #include "devices/fixed_latency/fixed_latency_device.h"
 #include "experiments/experiment.h"
-#include "experiments/run/cell_runner.h"
-#include "tests/test_util.h"
-#include "traces/trace_summary.h"
+#include "tests/cell_test_util.h"
 
 namespace flashpq::test_fixed_latency {
 namespace {
 
-using RowMap = std::map<std::string, std::string>;
-
-RowMap run_one(const std::string& body) {
-  testing::TempDir dir;
-  const Experiment ex =
-      load_experiment(dir.write("c.yaml", "name: c\nseed: 1\nwarmup: 0\n" + body), {});
-  REQUIRE(ex.cells.size() == 1);
-  RowMap m;
-  for (const Column& c : run_cell(ex.cells[0], summarize_trace(ex.cells[0].trace))) {
-    m[c.name] = c.text;
-  }
-  return m;
-}
-
-double num(const RowMap& row, const std::string& k) {
-  INFO(k);
-  REQUIRE(row.count(k) == 1);
-  return std::stod(row.at(k));
-}
+using testing::num;
+using testing::RowMap;
+using testing::run_one;
 
 }  // namespace
 

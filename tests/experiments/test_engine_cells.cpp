@@ -13,6 +13,7 @@
 #include "experiments/experiment.h"
 #include "experiments/run/cell_runner.h"
 #include "tests/block_test_util.h"
+#include "tests/cell_test_util.h"
 #include "tests/test_util.h"
 #include "traces/trace_summary.h"
 
@@ -36,22 +37,8 @@ Experiment load(const testing::TempDir& dir, const std::string& body) {
   return load_experiment(dir.write("c.yaml", "name: c\nseed: 1\nwarmup: 0\n" + body), {});
 }
 
-RowMap run_one(const std::string& body) {
-  testing::TempDir dir;
-  const Experiment ex = load(dir, body);
-  REQUIRE(ex.cells.size() == 1);
-  RowMap m;
-  for (const Column& c : run_cell(ex.cells[0], summarize_trace(ex.cells[0].trace))) {
-    m[c.name] = c.text;
-  }
-  return m;
-}
-
-double num(const RowMap& row, const std::string& k) {
-  INFO(k);
-  REQUIRE(row.count(k) == 1);
-  return std::stod(row.at(k));
-}
+using testing::num;
+using testing::run_one;
 
 TEST_CASE("bighash cell: WA, DRAM, Bloom filter, write rate and lifetime by hand",
           "[engines][bighash]") {
@@ -358,6 +345,38 @@ TEST_CASE("a zoned device refuses frameworks that write in place, and regions th
               "framework: {name: blockcache, blockcache_region_size: 128KiB}\n" +
               device),
       Contains("framework.blockcache_region_size") && Contains("262144") && Contains("131072"));
+}
+
+TEST_CASE("experiments/placement/zns.yaml shows what its README says",
+          "[engines][blockcache][zns][experiments][slow]") {
+  // experiments/placement/README.md "Zoned Namespaces": on the same flash, the zoned drive
+  // exports all of it and its cache hits more, both at device WA 1, with the same erases per
+  // host page; the zoned drive's reclaims are zone resets.
+  const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/placement/zns.yaml", {});
+  REQUIRE(ex.cells.size() == 2);
+  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
+  std::vector<RowMap> rows;
+  for (const CellConfig& cell : ex.cells) {
+    RowMap m;
+    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
+    REQUIRE(m.count("error") == 0);
+    CHECK(m.count("notes") == 0);
+    rows.push_back(m);
+  }
+  const RowMap& conventional = rows[0];
+  const RowMap& zoned = rows[1];
+  REQUIRE(zoned.at("device.zns.zone_capacity") == "262144");
+  CHECK(num(zoned, "device_exported_bytes") == 64 << 20);
+  CHECK(num(conventional, "device_exported_bytes") < 0.94 * (64 << 20));
+  CHECK(num(zoned, "object_hit_ratio") > num(conventional, "object_hit_ratio") + 0.005);
+  for (const RowMap* r : {&conventional, &zoned}) {
+    CHECK(r->at("wa_ftl") == "1");
+    CHECK(r->at("gc_pages_copied") == "0");
+    CHECK(num(*r, "erases") * 16 == num(*r, "host_pages_written"));
+    CHECK(num(*r, "reinsertions") > 0);
+  }
+  CHECK(num(zoned, "erases") == 4 * num(zoned, "zone_resets"));
+  CHECK(conventional.count("zone_resets") == 0);
 }
 
 #ifdef FLASHPQ_SHARED_TRACES
