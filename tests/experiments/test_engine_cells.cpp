@@ -347,6 +347,45 @@ TEST_CASE("a zoned device refuses frameworks that write in place, and regions th
       Contains("framework.blockcache_region_size") && Contains("262144") && Contains("131072"));
 }
 
+TEST_CASE("blockcache s3fifo with one object per region is the DRAM S3-FIFO policy",
+          "[engines][blockcache][s3fifo]") {
+  // A second implementation: with regions of one slot (480-B objects in 512-B regions) and
+  // enough clean regions that no move or second chance fails, S3-FIFO on regions decides object
+  // by object, as policies/s3fifo.h does (the libCacheSim-equal policy) on a cache of the same
+  // number of objects. FIFO regions against exact FIFO are the control. With one clean region a
+  // move needs a clean region in the middle of the reclaim that one was taken for: it fails and
+  // the object is dropped, as navy drops it (reinsertion errors), and the hit ratio falls.
+  const std::string trace =
+      "trace: {format: generator, generator: zipf, objects: 10000, alpha: 0.8, requests: "
+      "200000, size: 480}\n";
+  auto blockcache = [&](const std::string& eviction, uint32_t clean) {
+    return run_one(trace +
+                   "cache: {capacity: 512000}\npolicy: {name: fifo}\n"
+                   "framework: {name: blockcache, blockcache_region_size: 512, "
+                   "blockcache_clean_regions: " +
+                   std::to_string(clean) + ", blockcache_region_eviction: " + eviction + "}\n");
+  };
+  auto exact = [&](const std::string& policy, uint64_t objects) {
+    return run_one(trace + "cache: {capacity: " + std::to_string(objects * 480) +
+                   "}\npolicy: {name: " + policy + "}\n");
+  };
+  const RowMap s3 = blockcache("s3fifo", 8);
+  const RowMap fifo = blockcache("fifo", 8);
+  // 1000 regions, about 8 of them clean and 2 open: the exact caches hold as many objects.
+  const auto objects = static_cast<uint64_t>(num(s3, "cached_objects"));
+  REQUIRE(objects >= 985);
+  REQUIRE(objects <= 992);
+  CHECK(num(fifo, "cached_objects") == objects);
+  const RowMap s3_exact = exact("s3fifo", objects);
+  const RowMap fifo_exact = exact("fifo", objects);
+  CHECK(num(s3, "object_hit_ratio") == Approx(num(s3_exact, "object_hit_ratio")).margin(0.001));
+  CHECK(num(fifo, "object_hit_ratio") == Approx(num(fifo_exact, "object_hit_ratio")).margin(0.001));
+  CHECK(num(s3, "object_hit_ratio") > num(fifo, "object_hit_ratio") + 0.1);
+  CHECK(num(s3, "reinsertions") > 10000);  // every move and second chance is a rewrite
+  const RowMap starved = blockcache("s3fifo", 1);
+  CHECK(num(starved, "object_hit_ratio") < num(s3, "object_hit_ratio") - 0.03);
+}
+
 TEST_CASE("experiments/placement/zns.yaml shows what its README says",
           "[engines][blockcache][zns][experiments][slow]") {
   // experiments/placement/README.md "Zoned Namespaces": on the same flash, the zoned drive
