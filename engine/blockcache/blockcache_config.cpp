@@ -91,8 +91,9 @@ const KeySpec kBlockCacheClockBitsKey =
             "chance)");
 
 const KeySpec kBlockCacheS3fifoSmallRatioKey =
-    key("framework.blockcache_s3fifo_small_ratio", ValueType::kUnitInterval)
+    key("framework.blockcache_s3fifo_small_ratio", ValueType::kFloat)
         .def("0.1")
+        .range(1e-9, 0.999999999)
         .units("fraction")
         .desc(
             "s3fifo: the small log's share of the regions; a reclaim takes the small log's oldest "
@@ -183,12 +184,6 @@ BlockCacheConfig BlockCacheConfig::from(const Params& params) {
         "frequency lasts): expected none, found '{}'",
         kBlockCacheReinsertionKey.name, reinsertion, kBlockCacheRegionEvictionKey.name,
         kBlockCacheS3fifoMoveToMainThresholdKey.name, reinsertion));
-  }
-  if (c.eviction == BlockCacheEviction::kS3fifo &&
-      (c.s3fifo_small_ratio <= 0 || c.s3fifo_small_ratio >= 1)) {
-    throw std::invalid_argument(fmt::format(
-        "key '{}': expected a fraction strictly between 0 and 1, found '{}': use 0.1",
-        kBlockCacheS3fifoSmallRatioKey.name, params.text(kBlockCacheS3fifoSmallRatioKey.name)));
   }
   if (c.region_bytes % kBlockCacheMinAllocAlignBytes != 0) {
     throw std::invalid_argument(fmt::format(

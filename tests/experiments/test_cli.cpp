@@ -719,6 +719,22 @@ namespace {
 
 // `flashpq bench`'s in-memory rows by "framework/admission": frame policy admit mode requests
 // seconds Mreq/s hit_ratio index_B/obj queue_B/obj total_B/obj admit_B/obj [overhead].
+// Runs `yaml` (written as NAME.yaml) with `flashpq run` in `dir` and returns the CSV's columns
+// `names`, one vector per name; REQUIREs exit 0 and `cells` rows.
+std::vector<std::vector<std::string>> run_columns(TempDir& dir, const std::string& yaml,
+                                                  size_t cells,
+                                                  const std::vector<std::string>& names) {
+  dir.write("same.yaml", yaml);
+  const Result run = flashpq(dir, "run same.yaml -o same.csv");
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto csv = parse_csv(slurp(dir.file("same.csv")));
+  REQUIRE(csv.size() == cells + 1);
+  std::vector<std::vector<std::string>> out;
+  for (const std::string& n : names) out.push_back(column(csv, n));
+  return out;
+}
+
 std::map<std::string, std::vector<std::string>> bench_rows(const std::string& out) {
   std::map<std::string, std::vector<std::string>> rows;
   for (const auto& l : lines(out)) {
@@ -760,19 +776,16 @@ TEST_CASE("flashpq bench --admission: rows per admission, TinyLFU's overhead, hi
 
   // The same four cells through `flashpq run`; the bench prints hit ratios to 4 decimals.
   // RIPQ's block is the bench's default, capacity / 256 = floor(13942711 / 256).
-  dir.write("same.yaml",
-            "name: same\ntrace:\n  path: " + kTrace +
-                "\ncache: {capacity: 0.05}\npolicy: {name: lru}\n"
-                "framework: {block_size: 54463}\nmatrix:\n"
-                "  framework.name: [exact, ripq]\n  admission.name: [none, tinylfu]\n");
-  const Result run = flashpq(dir, "run same.yaml -o same.csv");
-  INFO(run.err);
-  REQUIRE(run.status == 0);
-  const auto csv = parse_csv(slurp(dir.file("same.csv")));
-  REQUIRE(csv.size() == 5);
-  const auto frameworks = column(csv, "framework.name");
-  const auto admissions = column(csv, "admission.name");
-  const auto ratios = column(csv, "object_hit_ratio");
+  const auto cols = run_columns(dir,
+                                "name: same\ntrace:\n  path: " + kTrace +
+                                    "\ncache: {capacity: 0.05}\npolicy: {name: lru}\n"
+                                    "framework: {block_size: 54463}\nmatrix:\n"
+                                    "  framework.name: [exact, ripq]\n  admission.name: [none, "
+                                    "tinylfu]\n",
+                                4, {"framework.name", "admission.name", "object_hit_ratio"});
+  const auto& frameworks = cols[0];
+  const auto& admissions = cols[1];
+  const auto& ratios = cols[2];
   for (size_t i = 0; i < 4; ++i) {
     INFO(frameworks[i] << "/" << admissions[i]);
     const auto& row = rows[frameworks[i] + "/" + admissions[i]];
@@ -801,19 +814,16 @@ TEST_CASE("flashpq bench --set: the flash engines' keys, hit ratios as run", "[c
   REQUIRE(r.status == 0);
   std::map<std::string, std::vector<std::string>> rows = bench_rows(r.out);
   REQUIRE(rows.size() == 2);
-  dir.write("same.yaml", "name: same\ntrace:\n  path: " + kTrace +
-                             "\ncache: {capacity: 0.05}\npolicy: {name: fifo}\n"
-                             "framework: {blockcache_region_size: 256KiB, "
-                             "blockcache_region_eviction: s3fifo}\nmatrix:\n"
-                             "  framework.name: [blockcache, bighash]\n");
-  const Result run = flashpq(dir, "run same.yaml -o same.csv");
-  INFO(run.err);
-  REQUIRE(run.status == 0);
-  const auto csv = parse_csv(slurp(dir.file("same.csv")));
-  REQUIRE(csv.size() == 3);
-  const auto frameworks = column(csv, "framework.name");
-  const auto ratios = column(csv, "object_hit_ratio");
-  const auto reinserted = column(csv, "reinsertions");
+  const auto cols = run_columns(dir,
+                                "name: same\ntrace:\n  path: " + kTrace +
+                                    "\ncache: {capacity: 0.05}\npolicy: {name: fifo}\n"
+                                    "framework: {blockcache_region_size: 256KiB, "
+                                    "blockcache_region_eviction: s3fifo}\nmatrix:\n"
+                                    "  framework.name: [blockcache, bighash]\n",
+                                2, {"framework.name", "object_hit_ratio", "reinsertions"});
+  const auto& frameworks = cols[0];
+  const auto& ratios = cols[1];
+  const auto& reinserted = cols[2];
   for (size_t i = 0; i < 2; ++i) {
     INFO(frameworks[i]);
     CHECK(rows[frameworks[i] + "/none"][7] == fmt::format("{:.4f}", std::stod(ratios[i])));
