@@ -62,4 +62,12 @@ struct Override {
 /// key, what is allowed) on any problem; nothing is run.
 Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides);
 
+/// As load_experiment(), for an experiment given as YAML text (the Python package's
+/// flashpq.run() with a string or a dict). `name` stands for the file: messages name it
+/// ("<string>:3: unknown key ..."), the experiment is called "experiment" unless the text has
+/// `name:`, and relative paths in the text are taken from its directory (the working directory
+/// for a bare name such as "<string>").
+Experiment load_experiment_text(const std::string& text, const std::string& name,
+                                const std::vector<Override>& overrides);
+
 }  // namespace flashpq

@@ -589,10 +589,28 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
                        written, n, failed, cells.empty() ? "" : " running" + cells + ";",
                        human_count(rate), human_seconds(elapsed), human_seconds(eta));
   };
+  // SweepOptions::progress: the cells written and the requests read so far.
+  auto store_progress = [&] {  // REQUIRES: mu held
+    SweepProgress* p = options.progress;
+    if (p == nullptr) return;
+    uint64_t work = finished_work;
+    for (size_t i = written; i < n; ++i) {
+      const CellSlot& s = *to_run[i];
+      if (s.state == CellSlot::State::kPending) continue;
+      work += s.state == CellSlot::State::kDone
+                  ? s.total_requests
+                  : std::min(s.progress.load(std::memory_order_relaxed), s.total_requests);
+    }
+    p->cells_total.store(n, std::memory_order_relaxed);
+    p->cells_written.store(written, std::memory_order_relaxed);
+    p->cells_failed.store(failed, std::memory_order_relaxed);
+    p->requests_total.store(total_work, std::memory_order_relaxed);
+    p->requests_done.store(std::min(work, total_work), std::memory_order_relaxed);
+  };
   // A signal handler cannot wake done_cv: with an interrupt flag, look at it every 0.1 s.
   // requests:N (KillPoint): look at the requests read every millisecond.
   const double tick =
-      std::min({options.interrupt != nullptr ? 0.1 : 3600,
+      std::min({options.interrupt != nullptr || options.progress != nullptr ? 0.1 : 3600,
                 kill_at(KillPoint::Event::kRequests) ? 0.001 : 3600,
                 options.live_progress          ? 0.5
                 : options.progress_seconds > 0 ? std::max(0.05, options.progress_seconds)
@@ -625,6 +643,7 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
         s.row.shrink_to_fit();
         ++written;
       }
+      store_progress();
       if (written == n) break;
       if (interrupted() && running == 0) break;  // no cell runs and none will start
       if (options.live_progress) {

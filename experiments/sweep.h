@@ -85,6 +85,18 @@ struct KillPoint {
 /// std::invalid_argument naming the variable, quoting the text and giving an example.
 KillPoint parse_kill_point(const std::string& text);
 
+/// A sweep's progress as another thread may read it (the Python package's progress bar): the
+/// sweep stores into it at least every 0.1 s while it runs, and once more at its end.
+struct SweepProgress {
+  /// Cells this run runs (after --cells and --resume), and of those whose row is written.
+  std::atomic<uint64_t> cells_total{0};
+  std::atomic<uint64_t> cells_written{0};
+  std::atomic<uint64_t> cells_failed{0};
+  /// Requests the cells of this run read in all (their traces' lengths), and have read.
+  std::atomic<uint64_t> requests_total{0};
+  std::atomic<uint64_t> requests_done{0};
+};
+
 /// How a sweep runs. The defaults run every cell on one thread, without resuming.
 struct SweepOptions {
   /// Keep the finished, current rows of an existing results file and run only the other cells.
@@ -108,6 +120,8 @@ struct SweepOptions {
   /// starts, running cells stop at their next batch of requests and write no row, the finished
   /// cells' rows are written, then run_experiment throws SweepInterrupted. Null: never.
   const std::atomic<bool>* interrupt = nullptr;
+  /// Where the sweep reports its progress (SweepProgress); null: nowhere.
+  SweepProgress* progress = nullptr;
   /// Fault injection for tests (KillPoint). Unset: FLASHPQ_KILL_AFTER's, when the environment
   /// sets it (run_experiment() throws std::invalid_argument, before writing anything, on a bad
   /// value); else none.

@@ -72,6 +72,7 @@ std::string where_of(const std::string& file, const YAML::Node& node) {
 
 struct ParsedFile {
   std::string name;
+  bool named = false;  // the file has name: (else the name is the file's stem)
   std::string output;
   bool output_from_command_line = false;  // --set output=PATH: from the working directory
   std::map<std::string, SourcedValue> base;
@@ -236,10 +237,12 @@ std::vector<SourcedValue> list_values(const std::string& where_key, const std::s
   return out;
 }
 
-ParsedFile parse_file(const std::string& file) {
+// The experiment in `file`, or in `text` when given (then `file` only names it in messages, and
+// its directory is the one relative paths are taken from).
+ParsedFile parse_file(const std::string& file, const std::string* text = nullptr) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file);
+    root = text != nullptr ? YAML::Load(*text) : YAML::LoadFile(file);
   } catch (const YAML::BadFile&) {
     throw ConfigError(file + ": cannot open the experiment file");
   } catch (const YAML::Exception& e) {
@@ -257,6 +260,7 @@ ParsedFile parse_file(const std::string& file) {
     if (key == "name" || key == "output") {
       if (!val.IsScalar()) fail_at(where, key, "a string", YAML::Dump(val));
       (key == "name" ? pf.name : pf.output) = val.Scalar();
+      if (key == "name") pf.named = true;
     } else if (key == "matrix" || key == "zip") {
       if (!val.IsMap()) fail_at(where, key, "a mapping of dotted keys to lists", YAML::Dump(val));
       auto& axes = key == "matrix" ? pf.matrix : pf.zip;
@@ -415,8 +419,8 @@ void apply_override(ParsedFile& pf, const Override& o) {
 
 }  // namespace
 
-Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides) {
-  ParsedFile pf = parse_file(path);
+static Experiment expand_experiment(ParsedFile pf, const std::string& path,
+                                    const std::vector<Override>& overrides) {
   for (const auto& o : overrides) apply_override(pf, o);
 
   // Defaults, then the file's values (already in pf.base).
@@ -496,6 +500,17 @@ Experiment load_experiment(const std::string& path, const std::vector<Override>&
   }
   if (ex.cells.empty()) throw ConfigError(path + ": exclude: drops every cell of the matrix");
   return ex;
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<Override>& overrides) {
+  return expand_experiment(parse_file(path), path, overrides);
+}
+
+Experiment load_experiment_text(const std::string& text, const std::string& name,
+                                const std::vector<Override>& overrides) {
+  ParsedFile pf = parse_file(name, &text);
+  if (!pf.named) pf.name = "experiment";
+  return expand_experiment(std::move(pf), name, overrides);
 }
 
 }  // namespace flashpq
