@@ -42,6 +42,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -299,6 +300,12 @@ struct WTinyLfu {
                               uint64_t expected_objects, Fn&& fn) {
     WTinyLfuCache c(cache, TinyLfuAdmission(admission, expected_objects));
     return std::forward<Fn>(fn)(c);
+  }
+  /// The cache build() builds, on the heap (a session's, experiments/session.h).
+  static std::unique_ptr<WTinyLfuCache> make(const CacheConfig& cache,
+                                             const AdmissionConfig& admission,
+                                             uint64_t expected_objects) {
+    return std::make_unique<WTinyLfuCache>(cache, TinyLfuAdmission(admission, expected_objects));
   }
 };
 

@@ -31,6 +31,7 @@
 #include "experiments/run/simulated_cell.h"
 #include "experiments/run/tiered_cell.h"
 #include "experiments/run/wall_cell.h"
+#include "experiments/session.h"
 #include "policies/registry.h"
 #include "traces/prefetch_reader.h"
 
@@ -99,6 +100,14 @@ struct PriorityCacheBuilder {
     c.reserve(expected_objects);
     fn(c);
   }
+  /// The cache of a session (experiments/session.h), built as build() builds it.
+  static std::unique_ptr<SessionCache> session(const SessionBuild& b) {
+    using C = Cache<P, typename F::template Queue<P>, A>;
+    auto c = std::make_unique<C>(b.plan->cache, b.plan->framework, P(b.cell->policy), *b.device,
+                                 A(b.cell->admission, b.plan->expected_objects));
+    c->reserve(b.plan->expected_objects);
+    return std::make_unique<SessionCacheOf<C>>(std::move(c), *b.device);
+  }
 };
 
 /// Cache policy C (its own structure; the framework's queue unused, nothing placed).
@@ -120,6 +129,18 @@ struct CachePolicyBuilder {
       C::build(policy_config, cache, admission_config, expected_objects, run);
     } else {
       C::build(cache, admission_config, expected_objects, run);
+    }
+  }
+  /// The cache of a session, when C can be built without a trace (C::make).
+  static std::unique_ptr<SessionCache> session(const SessionBuild& b) {
+    if constexpr (requires { C::make(b.plan->cache, b.cell->admission, uint64_t{}); }) {
+      auto c = C::make(b.plan->cache, b.cell->admission, b.plan->expected_objects);
+      if constexpr (requires { c->reserve(size_t{}); }) c->reserve(b.plan->expected_objects);
+      using Made = typename decltype(c)::element_type;
+      return std::make_unique<SessionCacheOf<Made>>(std::move(c), *b.device);
+    } else {
+      throw std::invalid_argument("policy " + C::spec().name +
+                                  " is built from a trace: run it in a cell (flashpq.run)");
     }
   }
 };
@@ -216,6 +237,7 @@ CellKernels kernels_of() {
   k.simulated = &simulated_cache_kernel<Build>;
   k.wall = &wall<Build>;
   k.bench = &bench<Build>;
+  k.session = &Build::session;
   if constexpr (!std::is_void_v<P>) {
     k.tiered = &tiered::tiered_replay_kernel<P, F>;
     k.tiered_simulated = &tiered::tiered_simulated_kernel<P, F>;

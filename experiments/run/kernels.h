@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -42,6 +43,9 @@ class TraceReader;
 /// `flashpq bench`'s replay of one cache on a null device (experiments/bench.cpp): the cache's
 /// sections, the objects it is expected to hold (its index reserve and TinyLFU's sketch), and
 /// the requests — streamed from `streamed` when set, else `requests` from memory.
+class SessionCache;
+struct SessionBuild;
+
 struct BenchReplay {
   const PolicyConfig* policy = nullptr;
   const AdmissionConfig* admission = nullptr;
@@ -85,6 +89,9 @@ struct CellKernels {
                                   ServiceModel&) = nullptr;
   /// `flashpq bench`'s replay on a null device.
   BenchOutcome (*bench)(const BenchReplay&) = nullptr;
+  /// The cache of a session (experiments/session.h), built on the session's device, sized by
+  /// its plan. Throws std::invalid_argument for a cache that needs a trace (pfoo_l).
+  std::unique_ptr<SessionCache> (*session)(const SessionBuild&) = nullptr;
 };
 
 /// One entry of a kernel unit: the registered names that select it, and its kernels. An empty
