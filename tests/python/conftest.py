@@ -1,8 +1,10 @@
-"""Make the repository root importable (``import plots.hit_ratio_vs_size``)."""
+"""Make the figure library importable (``import flashpq.plots.hit_ratio_vs_size``, from
+<repo>/python) and the repository root too."""
 
 import os
 import sys
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-if REPO_ROOT not in sys.path:
-    sys.path.insert(0, REPO_ROOT)
+for path in (REPO_ROOT, os.path.join(REPO_ROOT, "python")):
+    if path not in sys.path:
+        sys.path.insert(0, path)

@@ -6,7 +6,7 @@ Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 import csv
 import os
 
-from plots import curves
+from flashpq.plots import curves
 
 COLUMNS = ["curve_method", "curve_sample_rate", "curve_exact", "trace.path", "cache.unit_size",
            "policy.name", "framework.name", "cache_capacity_bytes", "object_hit_ratio",
@@ -62,7 +62,7 @@ def test_a_missing_column_is_a_user_error(tmp_path, capsys):
 
 
 def test_curve_error_matches_sizes_and_reports_mae(tmp_path, capsys):
-    from plots import curve_error
+    from flashpq.plots import curve_error
     ref = _write(tmp_path / "ref.csv", [_row("exact_lru", 1, "lru", "exact", s, h)
                                         for s, h in ((10, 0.5), (100, 0.7), (1000, 0.8))])
     cur = _write(tmp_path / "cur.csv", [_row("shards", 0.01, "lru", "exact", s, h)

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pandas")
 
-from plots import engines_kangaroo as ek  # noqa: E402
+from flashpq.plots import engines_kangaroo as ek  # noqa: E402
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MIB = 2 ** 20

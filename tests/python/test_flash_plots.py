@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from plots.flash import (
+from flashpq.plots.flash import (
     ResultsError,
     format_size,
     histogram_cdf,

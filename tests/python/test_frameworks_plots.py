@@ -10,13 +10,13 @@ import sys
 
 import pytest
 
-from plots.frameworks import (
+from flashpq.plots.frameworks import (
     ResultsError,
     plot_fidelity,
     plot_k_sensitivity,
     plot_wa,
 )
-from plots.hit_ratio_vs_size import load_results
+from flashpq.plots.hit_ratio_vs_size import load_results
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO_ROOT, "plots", "frameworks.py")

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from plots.hit_ratio_wa import draw_tradeoff, format_table, load_tradeoff
-from plots.results import ResultsError
+from flashpq.plots.hit_ratio_wa import draw_tradeoff, format_table, load_tradeoff
+from flashpq.plots.results import ResultsError
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO_ROOT, "plots", "hit_ratio_wa.py")

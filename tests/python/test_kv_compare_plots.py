@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from plots.kv_compare import ResultsError, table, workload
+from flashpq.plots.kv_compare import ResultsError, table, workload
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO_ROOT, "plots", "kv_compare.py")
@@ -35,7 +35,7 @@ def write(path, rows):
 
 
 def test_table_names_configurations_and_workloads(tmp_path):
-    from plots.results import load_results
+    from flashpq.plots.results import load_results
     t = table(load_results(write(tmp_path / "r.csv", ROWS)))
     assert list(t) == [2000, 32000]
     assert t[2000]["a"]["DRAM only"]["throughput_rps"] == 400000
@@ -50,7 +50,7 @@ def test_workload_label():
 
 
 def test_a_repeated_cell_is_an_error(tmp_path):
-    from plots.results import load_results
+    from flashpq.plots.results import load_results
     rows = load_results(write(tmp_path / "r.csv", ROWS + [ROWS[0]]))
     with pytest.raises(ResultsError, match="a second row of 2000 records, workload a, DRAM only"):
         table(rows)

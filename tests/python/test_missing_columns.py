@@ -17,9 +17,9 @@ import test_flash_plots as flash_fixtures
 import test_frameworks_plots as fw_fixtures
 import test_hit_ratio_wa as wa_fixtures
 import test_plots as hr_fixtures
-from plots import flash, frameworks, hit_ratio_vs_size, kv_compare, nhc, paper, results
-from plots.hit_ratio_wa import draw_tradeoff, load_tradeoff
-from plots.results import ResultsError
+from flashpq.plots import flash, frameworks, hit_ratio_vs_size, kv_compare, nhc, paper, results
+from flashpq.plots.hit_ratio_wa import draw_tradeoff, load_tradeoff
+from flashpq.plots.results import ResultsError
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -162,6 +162,11 @@ def test_flash_latency_and_sim_vs_real_without_optional_columns(tmp_path):
     flash.plot_sim_vs_real(a, str(tmp_path / "s.png"))
 
 
+def _script(module) -> str:
+    """plots/NAME.py, the command line of flashpq.plots.NAME."""
+    return os.path.join(REPO_ROOT, "plots", module.__name__.rsplit(".", 1)[1] + ".py")
+
+
 def test_kv_compare_and_nhc_name_a_needed_column_absent_or_empty(tmp_path):
     from test_kv_compare_plots import COLUMNS as KV, ROWS as KV_ROWS
     from test_nhc_plots import COLUMNS as NHC, ROWS as NHC_ROWS
@@ -170,13 +175,13 @@ def test_kv_compare_and_nhc_name_a_needed_column_absent_or_empty(tmp_path):
         dicts = [dict(zip(cols, r)) for r in rows if not r[-1]]
         missing, empty = absent_and_empty(tmp_path, dicts, (col, "error"), module.PROG)
         for path in (missing, empty):
-            p = subprocess.run([sys.executable, module.__file__, path, "-o",
+            p = subprocess.run([sys.executable, _script(module), path, "-o",
                                 str(tmp_path / "x.png")], capture_output=True, text=True)
             assert p.returncode == 2 and col in p.stderr and "Traceback" not in p.stderr, \
                 p.stderr
         # Without the optional experiment and error columns: drawn.
         path = write_csv(tmp_path / "ok.csv", dicts, drop=("error", "experiment"))
-        p = subprocess.run([sys.executable, module.__file__, path, "-o",
+        p = subprocess.run([sys.executable, _script(module), path, "-o",
                             str(tmp_path / "ok.png")], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
 

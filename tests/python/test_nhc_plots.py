@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from plots.nhc import ResultsError, series
+from flashpq.plots.nhc import ResultsError, series
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO_ROOT, "plots", "nhc.py")
@@ -37,7 +37,7 @@ ROWS = [
 
 
 def test_series_groups_by_mode_and_sorts_by_rate(tmp_path):
-    from plots.results import load_results
+    from flashpq.plots.results import load_results
     rows = load_results(write(tmp_path / "r.csv", ROWS))
     s = series(rows)
     assert list(s) == ["wa", "nhc_wa"]
@@ -46,7 +46,7 @@ def test_series_groups_by_mode_and_sorts_by_rate(tmp_path):
 
 
 def test_two_rows_of_one_mode_and_rate_is_an_error(tmp_path):
-    from plots.results import load_results
+    from flashpq.plots.results import load_results
     rows = load_results(write(tmp_path / "r.csv", ROWS[:2] + [ROWS[0]]))
     with pytest.raises(ResultsError, match="a second row of tiers.mode wa at timing.rate 20000"):
         series(rows)

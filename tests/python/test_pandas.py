@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from plots import results
+from flashpq.plots import results
 
 pd = pytest.importorskip("pandas")
 

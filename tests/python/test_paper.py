@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from plots import paper
+from flashpq.plots import paper
 
 
 def row(**kw):

@@ -5,7 +5,7 @@ Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 
 import csv
 
-from plots import placement
+from flashpq.plots import placement
 
 COLUMNS = ["wa_ftl", "device.fdp.handles", "device.precondition", "cache_capacity_bytes",
            "device_exported_bytes", "device.fdp.misplaced_fraction"]

@@ -1,6 +1,7 @@
 """Every figure command the repository names -- in the comments of experiments/**/*.yaml, in the
-docstrings of plots/*.py, in README.md and experiments/paper/README.md -- names a script that
-exists, with a subcommand and options it accepts.
+docstrings of python/flashpq/plots/*.py (the library the plots/*.py commands run), in README.md
+and experiments/paper/README.md -- names a script that exists, with a subcommand and options it
+accepts.
 
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 """
@@ -26,7 +27,8 @@ def _sources():
         with open(path, encoding="utf-8") as f:
             comments = [line.split("#", 1)[1] for line in f if "#" in line]
         out.append((path, "".join(comments)))
-    for path in sorted(glob.glob(os.path.join(REPO_ROOT, "plots", "*.py"))) + [
+    for path in sorted(glob.glob(os.path.join(REPO_ROOT, "python", "flashpq", "plots",
+                                              "*.py"))) + [
             os.path.join(REPO_ROOT, "README.md"),
             os.path.join(REPO_ROOT, "experiments", "paper", "README.md")]:
         if os.path.exists(path):
@@ -53,7 +55,7 @@ def test_the_commands_are_found():
     assert os.path.join("experiments", "quickstart.yaml") in where
     for module in ("hit_ratio_wa", "hit_ratio_vs_size", "frameworks", "flash", "paper",
                    "kv_compare", "nhc", "timeseries"):
-        assert os.path.join("plots", f"{module}.py") in where, module
+        assert os.path.join("python", "flashpq", "plots", f"{module}.py") in where, module
 
 
 def _argv(command):

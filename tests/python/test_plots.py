@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from plots.hit_ratio_vs_size import (
+from flashpq.plots.hit_ratio_vs_size import (
     ResultsError,
     load_results,
     plot_hit_ratio_vs_size,

@@ -17,8 +17,8 @@ import pytest
 import test_flash_plots as flash_fixtures
 import test_frameworks_plots as frameworks_fixtures
 import test_plots as hit_ratio_fixtures
-from plots import flash, frameworks, hit_ratio_vs_size, results
-from plots.results import ResultsError
+from flashpq.plots import flash, frameworks, hit_ratio_vs_size, results
+from flashpq.plots.results import ResultsError
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FLASHPQ = os.environ.get("FLASHPQ_BINARY", os.path.join(REPO_ROOT, "build", "flashpq"))

@@ -15,9 +15,9 @@ import test_flash_plots as flash_fixtures
 import test_frameworks_plots as fw_fixtures
 import test_hit_ratio_wa as wa_fixtures
 import test_plots as hr_fixtures
-from plots import flash, frameworks, hit_ratio_vs_size, kv_compare, nhc, paper, style, timeseries
-from plots.hit_ratio_wa import draw_tradeoff, load_tradeoff
-from plots.results import load_results
+from flashpq.plots import flash, frameworks, hit_ratio_vs_size, kv_compare, nhc, paper, style, timeseries
+from flashpq.plots.hit_ratio_wa import draw_tradeoff, load_tradeoff
+from flashpq.plots.results import load_results
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -84,12 +84,13 @@ def test_tables_give_every_framework_and_policy_its_own_style():
 
 
 def test_unknown_names_get_a_fallback_from_the_name_alone():
-    code = ("from plots import style; s = style.framework_style('cachelib'); "
+    code = ("from flashpq.plots import style; s = style.framework_style('cachelib'); "
             "print(s.color, s.marker, s.dash, s.hatch)")
     outs = set()
     for seed in ("1", "2"):  # Python's str hash differs between these; the style must not
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": seed})
+                           cwd=REPO_ROOT, env={**os.environ, "PYTHONHASHSEED": seed,
+                                                   "PYTHONPATH": os.path.join(REPO_ROOT, "python")})
         assert p.returncode == 0, p.stderr
         outs.add(p.stdout)
     assert len(outs) == 1
@@ -342,7 +343,7 @@ def test_titles_name_the_experiment_and_the_figure_kind(tmp_path):
 
 
 def test_title_option_replaces_the_default(tmp_path, monkeypatch):
-    from plots import hit_ratio_wa
+    from flashpq.plots import hit_ratio_wa
     saved = []
     monkeypatch.setattr(hit_ratio_wa, "save", lambda fig, out: saved.append(fig))
     path = write_csv(tmp_path / "r.csv", tradeoff_rows(experiment="quickstart"))

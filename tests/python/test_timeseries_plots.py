@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from plots.timeseries import ResultsError, load, parse_cells
+from flashpq.plots.timeseries import ResultsError, load, parse_cells
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO_ROOT, "plots", "timeseries.py")
@@ -95,7 +95,7 @@ def test_cli_writes_a_png_and_exits_2_on_a_bad_column(tmp_path):
 def test_cells_differing_by_framework_take_its_style_and_name(tmp_path):
     from matplotlib.colors import to_hex
 
-    from plots import style, timeseries
+    from flashpq.plots import style, timeseries
     for i in range(2):
         write_csv(str(tmp_path / "s" / f"cell-{i}.csv"), SERIES_HEADER,
                   [[0, 0.5, 0, 100 + i, 0.2], [1, 1.0, 0, 110 + i, 0.3]])

@@ -44,7 +44,7 @@ matplotlib.use("Agg")  # headless rendering; must precede any pyplot import
 from matplotlib.colors import to_hex, to_rgb  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from plots.results import ResultsError  # noqa: E402
+from .results import ResultsError  # noqa: E402
 
 MIB = 2 ** 20
 DPI = 150
