@@ -3,10 +3,11 @@
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 """
 
+import importlib
 import csv
 import os
 
-from flashpq.plots import curves
+curves = importlib.import_module("flashpq.plots.curves")
 
 COLUMNS = ["curve_method", "curve_sample_rate", "curve_exact", "trace.path", "cache.unit_size",
            "policy.name", "framework.name", "cache_capacity_bytes", "object_hit_ratio",

@@ -5,6 +5,7 @@ exact-queue cells has no device columns at all).
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 """
 
+import importlib
 import csv
 import json
 import os
@@ -17,7 +18,10 @@ import test_flash_plots as flash_fixtures
 import test_frameworks_plots as fw_fixtures
 import test_hit_ratio_wa as wa_fixtures
 import test_plots as hr_fixtures
-from flashpq.plots import flash, frameworks, hit_ratio_vs_size, kv_compare, nhc, paper, results
+from flashpq.plots import flash, frameworks, paper, results
+hit_ratio_vs_size = importlib.import_module("flashpq.plots.hit_ratio_vs_size")
+kv_compare = importlib.import_module("flashpq.plots.kv_compare")
+nhc = importlib.import_module("flashpq.plots.nhc")
 from flashpq.plots.hit_ratio_wa import draw_tradeoff, load_tradeoff
 from flashpq.plots.results import ResultsError
 

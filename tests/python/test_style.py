@@ -4,6 +4,7 @@ describe what is drawn, and titles that name the experiment.
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 """
 
+import importlib
 import csv
 import os
 import subprocess
@@ -15,7 +16,10 @@ import test_flash_plots as flash_fixtures
 import test_frameworks_plots as fw_fixtures
 import test_hit_ratio_wa as wa_fixtures
 import test_plots as hr_fixtures
-from flashpq.plots import flash, frameworks, hit_ratio_vs_size, kv_compare, nhc, paper, style, timeseries
+from flashpq.plots import flash, frameworks, paper, style, timeseries
+hit_ratio_vs_size = importlib.import_module("flashpq.plots.hit_ratio_vs_size")
+kv_compare = importlib.import_module("flashpq.plots.kv_compare")
+nhc = importlib.import_module("flashpq.plots.nhc")
 from flashpq.plots.hit_ratio_wa import draw_tradeoff, load_tradeoff
 from flashpq.plots.results import load_results
 
@@ -343,7 +347,7 @@ def test_titles_name_the_experiment_and_the_figure_kind(tmp_path):
 
 
 def test_title_option_replaces_the_default(tmp_path, monkeypatch):
-    from flashpq.plots import hit_ratio_wa
+    hit_ratio_wa = importlib.import_module("flashpq.plots.hit_ratio_wa")
     saved = []
     monkeypatch.setattr(hit_ratio_wa, "save", lambda fig, out: saved.append(fig))
     path = write_csv(tmp_path / "r.csv", tradeoff_rows(experiment="quickstart"))

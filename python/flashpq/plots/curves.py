@@ -81,7 +81,7 @@ def label(key) -> str:
     return f"{policy} / {framework} ({how})"
 
 
-def plot(rows, out_path: str, title: str | None) -> None:
+def plot(rows, out_path: str | None, title: str | None) -> Figure:
     lines = series(rows)
     unit = all(_str(r, "cache.unit_size") == "true" for r in rows)
     with_wa = any(_str(r, "wa_combined") for r in rows)
@@ -107,7 +107,9 @@ def plot(rows, out_path: str, title: str | None) -> None:
     fig.subplots_adjust(bottom=0.36, wspace=0.35)
     fig.legend(*left.get_legend_handles_labels(), loc="lower center",
                bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
-    style.save(fig, out_path)
+    if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+        style.save(fig, out_path)
+    return fig
 
 
 def main(argv=None) -> int:

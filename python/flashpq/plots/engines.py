@@ -160,7 +160,8 @@ def draw(recs, out_path: str, title: str | None, experiment: str) -> Figure:
         fig.suptitle(figure_title(title, experiment, "hit ratio, write amplification and "
                                   "DRAM per object of each flash engine"), y=1.04)
         fig.tight_layout()
-        save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out_path)
     return fig
 
 

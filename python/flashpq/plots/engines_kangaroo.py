@@ -375,7 +375,8 @@ def draw(workloads, chosen, budgets, out_path, title, write_dwpd):
         fig.suptitle(figure_title(title, "", f"miss ratio against DRAM, writes <= {write_dwpd:g} "
                                              "drive writes/day"), y=1.08)
         fig.tight_layout()
-        save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out_path)
     return fig
 
 

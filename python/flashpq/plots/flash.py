@@ -487,7 +487,8 @@ def plot_wa(rows, out_path: str, x: str = "size", title: str | None = None) -> F
         fig.legend(handles=_by_row(handles, ncol), loc="upper center", ncol=ncol,
                    bbox_to_anchor=(0.5, 1 - (0.13 + 0.17 * (full_title.count("\n") + 1)) / height),
                    frameon=False, handlelength=2.4, columnspacing=1.4)
-        _save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            _save(fig, out_path)
     return fig
 
 
@@ -716,7 +717,8 @@ def plot_latency(rows, out_path: str, tail: bool = False, title: str | None = No
         ax.legend(handles=handles, loc="upper left", frameon=False,
                   bbox_to_anchor=(1.15 if tail else 1.02, 1.0), borderaxespad=0.0)
         fig.tight_layout()
-        _save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            _save(fig, out_path)
     return fig
 
 
@@ -941,7 +943,8 @@ def plot_sim_vs_real(rows, out_path: str, title: str | None = None) -> Figure:
         fig.legend(handles=_by_row(handles, ncol), loc="upper center", ncol=ncol,
                    bbox_to_anchor=(0.5, 1 - title_h / height), frameon=False,
                    columnspacing=1.6)
-        _save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            _save(fig, out_path)
     return fig
 
 

@@ -346,7 +346,8 @@ def plot_fidelity(rows, out_path: str, metric: str = "object",
     with matplotlib.rc_context(RC):
         fig = _bar_figure(algs, variants, values, ylabel,
                           _title(title, rows, ylabel, trace, note), ylim)
-        _save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            _save(fig, out_path)
     return fig
 
 
@@ -369,7 +370,8 @@ def plot_wa(rows, out_path: str, title: str | None = None) -> Figure:
                           _title(title, rows, "implementation write amplification", trace,
                                  note),
                           ylim, ref_line=1.0)
-        _save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            _save(fig, out_path)
     return fig
 
 
@@ -432,7 +434,8 @@ def plot_k_sensitivity(rows, out_path: str, title: str | None = None) -> Figure:
         fig.legend(handles=handles, loc="upper center", ncol=ncol,
                    bbox_to_anchor=(0.5, 1 - 0.3 / height), frameon=False,
                    handlelength=2.4, columnspacing=1.2)
-        _save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            _save(fig, out_path)
     return fig
 
 

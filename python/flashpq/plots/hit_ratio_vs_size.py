@@ -396,7 +396,8 @@ def plot_hit_ratio_vs_size(rows: list[dict], out_path: str,
                    bbox_to_anchor=(0.5, 1 - 0.3 / height), frameon=False,
                    handlelength=2.6, columnspacing=1.6)
 
-        save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out_path)
     return fig
 
 

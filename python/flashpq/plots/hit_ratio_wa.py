@@ -81,14 +81,20 @@ def _optional(row, col: str, where: str):
 
 
 def load_tradeoff(path: str) -> list[dict]:
-    """One record per (policy label, framework, cache bytes), averaged over its cells: keys
-    policy, framework, capacity_bytes, working_set_bytes (or None), hit_ratio, wa_impl, wa_ftl,
-    wa_combined (None when empty or absent), trace, experiment.  Raises :class:`ResultsError`
-    as load_results."""
-    rows = results.load_results(path, REQUIRED, prog=PROG)
+    """:func:`tradeoff_records` of the successful rows of the results file *path*.  Raises
+    :class:`ResultsError` as load_results."""
+    return tradeoff_records(results.load_results(path, REQUIRED, prog=PROG), path)
+
+
+def tradeoff_records(rows, source: str = "") -> list[dict]:
+    """One record per (policy label, framework, cache bytes) of *rows* (successful rows with
+    the :data:`REQUIRED` columns), averaged over its cells: keys policy, framework,
+    capacity_bytes, working_set_bytes (or None), hit_ratio, wa_impl, wa_ftl, wa_combined (None
+    when empty or absent), trace, experiment.  Messages name *source* (the file) when set.
+    Raises :class:`ResultsError` on a malformed value."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
-        where = f"{path}: {row.where}"
+        where = results.at(source, row.where)
         notes = results.text(row, "notes")
         if notes:
             results.warn(PROG, f"{where}: configuration note: {notes}")
@@ -111,8 +117,9 @@ def load_tradeoff(path: str) -> list[dict]:
         for col in ("hit_ratio", "wa_impl", "wa_ftl", "wa_combined"):
             vals = [r[col] for r in recs if r[col] is not None]
             if len(set(vals)) > 1:
-                results.warn(PROG, f"{path}: {col} differs between the {len(recs)} cells of "
-                                   f"{key[0]} / {key[1]} at {key[2]} B; averaged")
+                results.warn(PROG, results.at(source, f"{col} differs between the {len(recs)} "
+                                                      f"cells of {key[0]} / {key[1]} at "
+                                                      f"{key[2]} B; averaged"))
             rec[col] = sum(vals) / len(vals) if vals else None
         out.append(rec)
     return out
@@ -141,8 +148,10 @@ WA_KINDS = (("wa_combined", "combined WA (filled markers)", "filled"),
             ("wa_impl", "implementation WA (hollow markers)", "hollow"))
 
 
-def draw_tradeoff(records: list[dict], out_path: str, title: str | None = None) -> Figure:
-    """Draws the figure (see the module docstring), writes it to *out_path* and returns it.
+def draw_tradeoff(records: list[dict], out_path: str | None,
+                  title: str | None = None) -> Figure:
+    """Draws the figure (see the module docstring), writes it to *out_path* (unless None) and
+    returns it.
 
     The legend above the panels holds one line per framework drawn, then one key per kind of
     WA drawn (:data:`WA_KINDS`); the WA axis names the FTL factor only when both kinds are
@@ -217,7 +226,8 @@ def draw_tradeoff(records: list[dict], out_path: str, title: str | None = None) 
                                   "hit ratio and write amplification on flash",
                                   os.path.basename(trace)), y=1.05)
         fig.tight_layout()
-        save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out_path)
     return fig
 
 

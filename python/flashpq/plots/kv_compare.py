@@ -141,7 +141,8 @@ def plot(rows, out_path: str, title: str | None = None) -> Figure:
                    loc="upper center",
                    ncol=len(order), frameon=False,
                    bbox_to_anchor=(0.5, 1 - 0.25 / fig.get_figheight()))
-        save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out_path)
     return fig
 
 

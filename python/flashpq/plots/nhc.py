@@ -103,7 +103,8 @@ def plot(rows, out_path: str, title: str | None = None) -> Figure:
         if title:
             fig.suptitle(title)
         fig.tight_layout()
-        save(fig, out_path)
+        if out_path is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out_path)
     return fig
 
 

@@ -142,7 +142,8 @@ def plot_block_size(rows: list[dict], out: str, title: str | None = None) -> Fig
         fig.suptitle(figure_title(title, experiment_name(rows), "block-size sensitivity", context),
                      fontsize=10)
         fig.tight_layout()
-        save(fig, out)
+        if out is not None:  # None: the caller saves (flashpq.plots.save)
+            save(fig, out)
     return fig
 
 

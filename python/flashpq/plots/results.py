@@ -19,6 +19,10 @@ with :func:`require` or ``load_results(required=...)``: "missing required column
 
 Rows whose ``error`` column is set are failed cells: they are dropped with a warning on stderr.
 
+A pandas DataFrame of a results file (:func:`read_results`) reads as the file through
+:func:`load_frame` (:func:`frame_rows`, :func:`frame_text`): the figure functions of
+:mod:`flashpq.plots` take one; rows are located as "row LABEL" (the frame's index).
+
 Errors are :class:`ResultsError` (a ``ValueError``): one line naming the file, the line or row,
 the column, what was expected and what was found; the command lines turn them into exit status
 2 without a traceback.
@@ -282,19 +286,14 @@ def read_rows(path: str) -> tuple[list[str], list[Row]]:
     return header, rows
 
 
-def load_results(path: str, required: Iterable[str] = (), prog: str = "plots") -> list[Row]:
-    """The successful rows of a results file (CSV or JSON Lines), as :class:`Row` dicts.
-
-    Every row has every column.  Failed cells (``error`` set) are dropped with a warning on
-    stderr.  Raises :class:`ResultsError` naming *path* as :func:`read_rows` does, when a column
-    of *required* is missing, or when every cell failed.
-    """
-    header, rows = read_rows(path)
+def _successful(header, rows, required, prog: str, source: str) -> list[Row]:
+    """The rows of *rows* whose ``error`` is empty (the others warned about), after checking
+    *header* holds every column of *required*; messages begin with *source* when it is set."""
     missing = [c for c in required if c not in header]
     if missing:
-        raise ResultsError(
-            f"{path}: missing required column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})")
+        raise ResultsError(at(source,
+            f"missing required column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})"))
     out: list[Row] = []
     n_failed = 0
     for row in rows:
@@ -303,14 +302,118 @@ def load_results(path: str, required: Iterable[str] = (), prog: str = "plots") -
             cell = text(row, "cell")
             what = ", ".join(f"{k} {text(row, k)}" for k in ("policy.name", "cache.capacity")
                              if text(row, k))
-            warn(prog, f"{path}: skipping failed cell ({row.where}"
-                       f"{', cell ' + cell if cell else ''}{': ' + what if what else ''}): "
-                       f"{text(row, 'error')}")
+            warn(prog, at(source, f"skipping failed cell ({row.where}"
+                                  f"{', cell ' + cell if cell else ''}"
+                                  f"{': ' + what if what else ''}): {text(row, 'error')}"))
             continue
         out.append(row)
     if not out:
-        raise ResultsError(f"{path}: all {n_failed} cells failed; nothing to plot")
+        raise ResultsError(at(source, f"all {n_failed} cells failed; nothing to plot"))
     return out
+
+
+def load_results(path: str, required: Iterable[str] = (), prog: str = "plots") -> list[Row]:
+    """The successful rows of a results file (CSV or JSON Lines), as :class:`Row` dicts.
+
+    Every row has every column.  Failed cells (``error`` set) are dropped with a warning on
+    stderr.  Raises :class:`ResultsError` naming *path* as :func:`read_rows` does, when a column
+    of *required* is missing, or when every cell failed.
+    """
+    header, rows = read_rows(path)
+    return _successful(header, rows, required, prog, path)
+
+
+def at(source: str, msg: str) -> str:
+    """*msg* located in *source*: "SOURCE: MSG", or *msg* alone when *source* is empty (rows of
+    a DataFrame, whose messages name no file)."""
+    return f"{source}: {msg}" if source else msg
+
+
+# --------------------------------------------------------------------------
+# DataFrames (pandas)
+# --------------------------------------------------------------------------
+
+def read_results(path: str):
+    """A results file as a pandas DataFrame: ``pd.read_csv(path,
+    float_precision="round_trip")``, or ``pd.read_json(path, lines=True, precise_float=True)``
+    for JSON Lines (``.jsonl``/``.json``, as :func:`is_json_results`).  Numeric columns are numeric, empty
+    cells NaN (pandas' rules; failed cells are kept).  The figure functions of
+    :mod:`flashpq.plots` take such a frame.
+
+    ``round_trip``, ``precise_float``: pandas' default float parsers may read a number one unit
+    in the last place off ("0.31699944019406606" as 0.316999440194066), so a figure of a plain
+    ``pd.read_csv`` frame can differ from the file's in the last bits (not visibly); with it
+    the figure is the file's to the byte."""
+    import pandas as pd  # only the DataFrame functions need pandas
+
+    if is_json_results(path):
+        return pd.read_json(path, lines=True, precise_float=True)
+    return pd.read_csv(path, float_precision="round_trip")
+
+
+def frame_text(v) -> str:
+    """A DataFrame cell as the text :func:`load_results` reads for it from the file: NaN, None
+    and NA ``""``; a bool ``"true"``/``"false"``; an integer, or a float with an integral
+    value (an int column with empty cells is float in pandas), as an integer (``3``, not
+    ``3.0``: parameters such as ``policy.segments`` and ``cell`` are compared as text); another
+    float as Python's shortest round-trip text (``0.1``); a dict or list (a nested JSON object,
+    ``clat_ns``) as its compact JSON; anything else as ``str``."""
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, separators=(",", ":"))
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - pandas needs numpy
+        np = None
+    if isinstance(v, bool) or (np is not None and isinstance(v, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, int) or (np is not None and isinstance(v, np.integer)):
+        return str(int(v))
+    if isinstance(v, float) or (np is not None and isinstance(v, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return ""
+        if math.isfinite(f) and f.is_integer():
+            return str(int(f))
+        return repr(f)
+    try:
+        import pandas as pd
+        if pd.isna(v):
+            return ""
+    except (ImportError, TypeError, ValueError):
+        pass
+    return str(v)
+
+
+def frame_rows(frame) -> tuple[list[str], list[Row]]:
+    """The columns and every row of a DataFrame, failed cells included, as :func:`read_rows`
+    gives them for a file: each value as :func:`frame_text`, column names stripped, each row's
+    ``where`` "row LABEL" (its label in the frame's index).  Raises :class:`ResultsError` when
+    the frame has no columns or no rows."""
+    header = [str(c).strip() for c in frame.columns]
+    if not any(header):
+        raise ResultsError("the DataFrame has no columns")
+    if len(frame) == 0:
+        raise ResultsError("no data rows (the DataFrame is empty)")
+    rows = []
+    for label, values in zip(frame.index, frame.itertuples(index=False, name=None)):
+        row = Row(zip(header, (frame_text(v) for v in values)))
+        row.where = f"row {label}"
+        rows.append(row)
+    return header, rows
+
+
+def load_frame(frame, required: Iterable[str] = (), prog: str = "plots") -> list[Row]:
+    """:func:`load_results` of a DataFrame (as :func:`read_results` returns it): its successful
+    rows as :class:`Row` dicts of text (:func:`frame_rows`), failed cells dropped with a
+    warning on stderr.  Raises :class:`ResultsError` with the messages of :func:`load_results`
+    without the file name ("missing required column 'x' (header has: ...)", "all N cells
+    failed; nothing to plot")."""
+    header, rows = frame_rows(frame)
+    return _successful(header, rows, required, prog, "")
 
 
 def run_figure_command(prog: str, results_path: str, output_path: str, load, draw) -> int:
