@@ -200,7 +200,7 @@ def test_paper_reads_absent_columns_as_empty(tmp_path):
     for row in ({}, {"wa_ftl": ""}):
         with pytest.raises(paper.UserError, match="column 'wa_ftl': expected a number, found ''"):
             paper.num(row, "wa_ftl")
-    # The readme's loader is the one of plots/results.py: JSON Lines too, absent = empty.
+    # The readme's loader is that of flashpq/plots/results.py: JSON Lines too, absent = empty.
     rows = [{"policy.name": "slru", "policy.segments": 3, "framework.name": "ripq",
              "framework.insertion_points": k, "object_hit_ratio": 0.4 + k / 1000}
             for k in (2, 4, 8)]

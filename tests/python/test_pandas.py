@@ -1,6 +1,6 @@
 """pandas (python3-pandas) reads FlashPQ results files in one line each:
 ``pd.read_csv(path)`` and ``pd.read_json(path, lines=True)`` -- numeric columns numeric, empty
-numeric cells NaN -- and agrees with plots/results.py on every value.
+numeric cells NaN -- and agrees with python/flashpq/plots/results.py on every value.
 
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q
 The test on real output runs the ``flashpq`` binary of the build (``$FLASHPQ_BINARY``, default
@@ -59,7 +59,7 @@ def _same(a, b):
 
 
 def _check_against_loader(frame, path, columns):
-    """Every *columns* value pandas read equals what plots/results.py reads."""
+    """Every *columns* value pandas read equals what python/flashpq/plots/results.py reads."""
     rows = results.load_results(path)
     assert len(rows) == len(frame)
     for col in columns:
@@ -119,7 +119,7 @@ def test_pandas_reads_the_quickstarts_results(tmp_path):
         assert ripq["wa_ftl"].notna().all()
         assert "latency_p50_us" not in frame.columns  # untimed cells carry no timing columns
         assert ((frame["object_hit_ratio"] > 0) & (frame["object_hit_ratio"] < 1)).all()
-    # The two formats hold the same numbers, and plots/results.py reads the same.
+    # The two formats hold the same numbers, and python/flashpq/plots/results.py reads the same.
     for col in c.columns:
         if _numeric(c[col]) and _numeric(j[col]) and col != "wall_seconds":
             assert all(_same(a, b) for a, b in zip(c[col], j[col])), col

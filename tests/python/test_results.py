@@ -1,4 +1,4 @@
-"""Tests for plots/results.py, the one loader of results files, and for every figure reading
+"""Tests for flashpq/plots/results.py, the one loader of results files, and for every figure reading
 JSON Lines as it reads CSV.
 
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q

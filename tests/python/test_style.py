@@ -1,4 +1,4 @@
-"""One style per framework and per policy across every figure (plots/style.py), legends that
+"""One style per framework and per policy across every figure (flashpq/plots/style.py), legends that
 describe what is drawn, and titles that name the experiment.
 
 Run from the repository root:  /usr/bin/python3 -m pytest tests/python -q

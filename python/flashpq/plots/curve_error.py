@@ -5,7 +5,7 @@ Usage::
 
     /usr/bin/python3 plots/curve_error.py REFERENCE.csv CURVE.csv [CURVE.csv ...]
 
-Input: curve files (CSV or JSON Lines; docs/guide/curves.md), read by plots/results.py; points
+Input: curve files (CSV or JSON Lines; docs/guide/curves.md), read by results.py; points
 are matched by ``cache_capacity_bytes`` (the size each stands for), and a size the reference
 lacks is left out.  Columns used: ``cache_capacity_bytes``, ``object_hit_ratio``,
 ``byte_hit_ratio``, ``curve_method`` and ``curve_sample_rate`` (for the label).

@@ -6,7 +6,7 @@ Usage::
     /usr/bin/python3 plots/curves.py CURVE.csv [CURVE.csv ...] -o FIGURE.png [--title T]
 
 Input: curve files of ``flashpq mrc`` (CSV or JSON Lines; docs/guide/curves.md), read by
-plots/results.py.  Columns used:
+results.py.  Columns used:
 
 =====================  ========  ==============================================
 column                 needed    meaning / unit
@@ -25,7 +25,7 @@ wa_combined            no        when any row has it, the right panel draws it
 =====================  ========  ==============================================
 
 Output: two panels side by side, x = cache size (MiB, or objects in unit-size mode), log-scaled
-when the sizes span more than a factor of 10.  Colour, marker and dash follow plots/style.py
+when the sizes span more than a factor of 10.  Colour, marker and dash follow style.py
 (the policy's colour and marker, the framework's dash); a sampled curve's markers are hollow
 and its label says the method and rate ("shards 1%"), an exact one's are filled.  Written at
 150 dpi.

@@ -5,7 +5,7 @@ Usage::
 
     /usr/bin/python3 plots/engines.py RESULTS -o FIGURE.png [--title T] [--no-table]
 
-Input: a FlashPQ results file, CSV or JSON Lines (plots/results.py), of cells that differ by
+Input: a FlashPQ results file, CSV or JSON Lines (results.py), of cells that differ by
 ``framework.name`` (ripq, blockcache, bighash, kangaroo, hybrid, or any other), cache size and
 workload.  The workloads are the distinct values of the ``trace.*`` parameters that vary between
 the rows (engines.yaml: the object sizes); a column per workload, in the order met.  Rows:
@@ -18,7 +18,7 @@ the rows (engines.yaml: the object sizes); a column per workload, in the order m
 
 x is the cache size in % of the working set (``cache_capacity_bytes`` over
 ``trace_working_set_bytes``).  Each framework keeps one colour, marker and dash
-(:data:`ENGINE_STYLES`; RIPQ's is plots/style.py's).  Unless --no-table, the numbers are printed
+(:data:`ENGINE_STYLES`; RIPQ's is style.py's).  Unless --no-table, the numbers are printed
 as a table.  Failed cells are skipped with a warning.  Exit status 0, or 2 with a one-line
 message on a bad file.
 """
@@ -47,7 +47,7 @@ PROG = "engines.py"
 REQUIRED = ("framework.name", "cache_capacity_bytes", "trace_working_set_bytes",
             "object_hit_ratio")
 ORDER = ("ripq", "blockcache", "hybrid", "kangaroo", "bighash")
-# The engines' styles (candidates for plots/style.py FRAMEWORK_STYLES): colours apart from the
+# The engines' styles (candidates for style.py FRAMEWORK_STYLES): colours apart from the
 # policies' and the other frameworks'; log designs dashed, set designs solid.
 ENGINE_STYLES = {
     "blockcache": SeriesStyle("#17becf", "v", "--", "\\\\\\"),

@@ -89,10 +89,10 @@ vary within one device's rows (e.g. two utilizations) make separate bars, labell
 "simflash (utilization=0.9)".  A cell missing a metric, or a configuration without a row for
 one device, leaves that bar out; "n/a" marks the gap and a warning says which.
 
-A column absent from the file reads as an empty one (plots/results.py).  Default titles are
+A column absent from the file reads as an empty one (results.py).  Default titles are
 "EXPERIMENT: WHAT — CONTEXT" (the ``experiment`` column, the figure's kind, and what the rows
 share: pattern, trace, device); ``--title`` replaces them.  Latency lines told apart by policy
-and/or framework only take their styles from plots/style.py (colour the policy's, or the
+and/or framework only take their styles from style.py (colour the policy's, or the
 framework's when only frameworks differ; dash the framework's); other lines, and the ``wa``
 lines (one per utilization or write size, in ascending order), a colour, marker and dash each.
 
@@ -189,7 +189,7 @@ def load_rows(path: str) -> list[dict]:
     Rows with a non-empty ``error`` are dropped with a warning on stderr.  Each row carries
     ``row.where`` ("line N") for messages.  Raises :class:`ResultsError` naming *path* when the
     file cannot be read, is empty or malformed, has no data rows, or every row failed.
-    Which columns are needed is checked by the subcommands.  (plots/results.py)
+    Which columns are needed is checked by the subcommands.  (results.py)
     """
     return results.load_results(path, (), PROG)
 
@@ -268,7 +268,7 @@ def _context(rows) -> str:
 
 
 def _title(title, what: str, context: str, width_in: float, experiment: str = "") -> str:
-    """*title*, or "experiment: what — context" (plots/style.py figure_title), broken before
+    """*title*, or "experiment: what — context" (style.py figure_title), broken before
     the context when wider than *width_in* inches at 10 pt."""
     if title is not None:
         return title
@@ -649,7 +649,7 @@ def plot_latency(rows, out_path: str, tail: bool = False, title: str | None = No
         all_x, min_tail = [], 1.0
         styled_by = meta["styled_by"]
         for i, s in enumerate(series):
-            if styled_by:  # plots/style.py: colour the policy's, dash the framework's
+            if styled_by:  # style.py: colour the policy's, dash the framework's
                 st = line_style(policy=s.policy if "policy" in styled_by else None,
                                 framework=(s.framework or "?") if "framework" in styled_by
                                 else (s.framework or None),

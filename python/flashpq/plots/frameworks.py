@@ -18,7 +18,7 @@ Subcommands (all take ``--title T``; figures are written at 150 dpi):
                    a thick horizontal line per algorithm at its exact-framework hit
                    ratio (the exact queue's reference style), in the algorithm's colour.
 
-Styles follow plots/style.py: bars take their framework's colour and hatch (variants
+Styles follow style.py: bars take their framework's colour and hatch (variants
 of one framework, e.g. sipq-0.5 and sipq-0.9, its colour in tones), lines their
 algorithm's colour and marker and their framework's dash.  The default title is
 "EXPERIMENT: WHAT — TRACE — CACHE SIZE" (``experiment`` column); ``--title`` replaces it.
@@ -272,7 +272,7 @@ def k_series(rows, column: str = "object_hit_ratio"):
 # --------------------------------------------------------------------------
 
 def _title(title, rows, what: str, trace: str, note: str) -> str:
-    """*title*, or "EXPERIMENT: WHAT — TRACE — NOTE" (plots/style.py figure_title)."""
+    """*title*, or "EXPERIMENT: WHAT — TRACE — NOTE" (style.py figure_title)."""
     return figure_title(title, results.experiment_name(rows), what, trace, note)
 
 
@@ -300,7 +300,7 @@ def _bar_figure(algs, variants, values, ylabel, title, ylim, ref_line=None) -> F
     ax = fig.subplots()
     bar_w = 0.8 / n_var
     handles = []
-    # Bars per framework variant: the framework's colour and hatch (plots/style.py); variants
+    # Bars per framework variant: the framework's colour and hatch (style.py); variants
     # of one framework (sipq-0.5, sipq-0.9) in its tones, in their (sorted) order.
     seen: dict[str, int] = {}
     for j, var in enumerate(variants):
@@ -380,7 +380,7 @@ def plot_k_sensitivity(rows, out_path: str, title: str | None = None) -> Figure:
 
     Lines in ripq's dash (label = algorithm) for the ripq cells; thick horizontal
     lines in the exact queue's reference style (label = "<algorithm> exact") at the
-    exact framework's hit ratio, in the algorithm's colour (plots/style.py).  The
+    exact framework's hit ratio, in the algorithm's colour (style.py).  The
     legend lists the algorithms, and a key of the exact lines when any is drawn.
     Written to *out_path* at 150 dpi and returned.
     """

@@ -5,7 +5,7 @@ Usage::
     /usr/bin/python3 plots/hit_ratio_vs_size.py RESULTS.csv -o FIGURE.png [--title T]
 
 Input: a FlashPQ results file, CSV or JSON Lines (.jsonl), with one row per experiment cell
-(read by plots/results.py).  Columns may
+(read by results.py).  Columns may
 appear in any order and extra columns are ignored.  Columns used:
 
 =====================  ========  ==============================================
@@ -31,7 +31,7 @@ error                  no        non-empty for failed cells; such rows are
 Output: one figure with two side-by-side panels (object-wise and byte-wise
 hit ratio), x = cache size in MiB (bytes / 2**20), log-scaled when the sizes
 span more than a factor of 10, one line with markers per policy, points
-sorted by size.  Styles follow plots/style.py: colour + marker are the
+sorted by size.  Styles follow style.py: colour + marker are the
 policy's (the framework's when a single policy is drawn beside several
 frameworks), dash is the framework's (the exact queue drawn thick beneath
 the others when other frameworks are drawn too), and the marker's fill tells
@@ -125,7 +125,7 @@ def _warn(msg: str) -> None:
 def load_results(path: str) -> list[dict]:
     """Read a results file (CSV, or JSON Lines for .jsonl/.json) and return its successful rows.
 
-    Values are strings keyed by column name (plots/results.py).  Rows with a non-empty
+    Values are strings keyed by column name (results.py).  Rows with a non-empty
     ``error`` column are dropped with a warning on stderr.  Raises :class:`ResultsError` (a
     ValueError) naming *path* when the file cannot be read, is empty, has no data rows, lacks
     one of :data:`REQUIRED_COLUMNS` (or ``policy.segments`` when slru or gdsf rows are
@@ -358,7 +358,7 @@ def plot_hit_ratio_vs_size(rows: list[dict], out_path: str,
     top_h = 0.34 + 0.19 * legend_rows  # title + legend band, inches
     height = panel_h + top_h
 
-    # The rule of plots/style.py: colour + marker the policy's (the framework's when one
+    # The rule of style.py: colour + marker the policy's (the framework's when one
     # policy is drawn beside several frameworks), dash the framework's, and the marker's fill
     # the device/trace variant, so a figure printed in grey still works.
     by_policy = len({s.policy for s in series}) > 1 or len({s.framework for s in series}) == 1

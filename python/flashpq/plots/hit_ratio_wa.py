@@ -8,7 +8,7 @@ Usage::
 
     /usr/bin/python3 plots/hit_ratio_wa.py RESULTS -o FIGURE.png [--title T] [--no-table]
 
-Input: a FlashPQ results file, CSV or JSON Lines (plots/results.py).  Columns used:
+Input: a FlashPQ results file, CSV or JSON Lines (results.py).  Columns used:
 
 ========================  ===============================================================
 column                    meaning / unit
@@ -27,11 +27,11 @@ trace.path                optional: its base name ends the default title
 notes                     optional: a cell's configuration warnings, repeated on stderr
 ========================  ===============================================================
 
-Missing optional columns read as empty ones (plots/results.py).
+Missing optional columns read as empty ones (results.py).
 
 Output: a figure of two rows and one column per policy (in the order met).  Top: object-wise
 hit ratio against cache size, one line per framework in the framework's colour, marker and dash
-(plots/style.py, the same in every figure; the exact queue, the reference, drawn thick beneath
+(style.py, the same in every figure; the exact queue, the reference, drawn thick beneath
 the others).  Bottom: combined WA with filled markers and implementation WA with hollow ones, in
 the framework's style: the gap between them is the FTL's factor; a dotted line marks WA = 1.
 The legend names the frameworks, and the kinds of WA drawn; a framework without WA (objects in
@@ -143,7 +143,7 @@ def _x_is_percent(records) -> bool:
 
 
 # The two kinds of WA in the bottom row: (record key, legend text, marker face "filled" or
-# "hollow").  Both are drawn in the framework's colour, marker and dash (plots/style.py).
+# "hollow").  Both are drawn in the framework's colour, marker and dash (style.py).
 WA_KINDS = (("wa_combined", "combined WA (filled markers)", "filled"),
             ("wa_impl", "implementation WA (hollow markers)", "hollow"))
 

@@ -14,7 +14,7 @@ axis from 1 µs, throughput (``throughput_rps``) and the object-wise hit ratio
 (``object_hit_ratio``: DRAM alone misses what it cannot hold).  An empty value (a workload without writes) draws
 no bar.
 
-Each configuration keeps its colour and hatch (plots/style.py ``CONFIGURATION_STYLES``); one
+Each configuration keeps its colour and hatch (style.py ``CONFIGURATION_STYLES``); one
 legend above the panels names the configurations drawn.  The default title is "EXPERIMENT: p95
 latency and throughput, DRAM only against DRAM + flash" (the ``experiment`` column); ``--title``
 replaces it.

@@ -11,7 +11,7 @@ with stacked areas for what each device served, ``flash_throughput_mib_s`` (the 
 and ``backing_throughput_mib_s`` (the core device), in MiB/s, and a line of the total served
 ``throughput_mib_s``; and a last panel overlays every mode's served requests/s
 ``throughput_rps`` against the offered rate (the dashed diagonal: everything offered served),
-each mode in its own style (plots/style.py ``TIER_MODE_STYLES``).  The default title is
+each mode in its own style (style.py ``TIER_MODE_STYLES``).  The default title is
 "EXPERIMENT: served throughput against offered rate" (the ``experiment`` column); ``--title``
 replaces it.
 

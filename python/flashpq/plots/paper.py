@@ -8,10 +8,10 @@ Usage::
 ``block-size`` draws object-wise hit ratio and implementation write amplification against the
 block size (a fraction of the cache capacity C, log2 axis) for each algorithm on RIPQ and SIPQ,
 with the exact algorithm's hit ratio as a thick line: colour and marker the algorithm's, dash the
-framework's, the exact queue in its reference style (plots/style.py).  The default title is
+framework's, the exact queue in its reference style (style.py).  The default title is
 "EXPERIMENT: block-size sensitivity — FRAMEWORKS; CACHE SIZE", from the rows drawn.
 
-Results files are read by plots/results.py (CSV or JSON Lines; failed cells skipped with a
+Results files are read by results.py (CSV or JSON Lines; failed cells skipped with a
 warning); a column absent from a file reads as an empty one.
 
 ``readme`` reads RESULTS_DIR/{fig2,fig8,fig9,cache_size,block_size}.csv (what ``make paper``
@@ -47,7 +47,7 @@ class UserError(Exception):
 
 
 def load(path: str) -> list[dict]:
-    """The successful rows of a results file (CSV or JSON Lines, plots/results.py; failed cells
+    """The successful rows of a results file (CSV or JSON Lines, results.py; failed cells
     are skipped with a warning).  Raises :class:`UserError` naming *path* when it cannot be
     read or has no successful row."""
     try:
@@ -119,7 +119,7 @@ def plot_block_size(rows: list[dict], out: str, title: str | None = None) -> Fig
         for alg, fw in sorted(series):
             pts = sorted(series[(alg, fw)])
             # Series differ by algorithm and framework: colour and marker the algorithm's, dash
-            # the framework's (plots/style.py).
+            # the framework's (style.py).
             style = line_style(policy=alg, framework=fw)
             ax_h.plot([p[0] for p in pts], [p[1] for p in pts], label=f"{alg} {fw}", **style)
             ax_w.plot([p[0] for p in pts], [p[2] for p in pts], label=f"{alg} {fw}", **style)

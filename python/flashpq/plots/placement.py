@@ -6,7 +6,7 @@ Usage::
     /usr/bin/python3 plots/placement.py CACHELIB.csv MISPLACED.csv -o FIGURE.png
 
 Input: the results of ``experiments/placement/cachelib_fdp.yaml`` and of
-``experiments/placement/misplaced.yaml`` (CSV or JSON Lines, read by plots/results.py).
+``experiments/placement/misplaced.yaml`` (CSV or JSON Lines, read by results.py).
 Columns used:
 
 ============================  ========================================================

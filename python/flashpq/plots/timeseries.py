@@ -12,7 +12,7 @@ panel per column of ``--columns`` (stacked, sharing the x axis ``time_s``, the e
 interval in seconds) and in each one line per cell, labelled by its cell number and the
 parameters that differ between the cells drawn; intervals that issued warm-up requests are
 shaded.  Cells told apart by policy and/or framework alone take their styles from
-plots/style.py (colour the policy's, or the framework's when only frameworks differ; dash the
+style.py (colour the policy's, or the framework's when only frameworks differ; dash the
 framework's); other cells a colour and dash each, in cell order.  The default title is
 "EXPERIMENT: statistics over time" (the ``experiment`` column); ``--title`` replaces it.
 Empty values (a ratio without a denominator, a percentile without a request) leave gaps.  The
@@ -107,7 +107,7 @@ def _short(key: str) -> str:
 
 
 def _styles(chosen, varying) -> list[dict]:
-    """Line2D keyword arguments per chosen cell: by policy/framework (plots/style.py) when
+    """Line2D keyword arguments per chosen cell: by policy/framework (style.py) when
     those alone vary and tell every cell apart; else a colour and dash per cell, in order."""
     named = {NAMED_PARAMETERS[k] for k in varying if k in NAMED_PARAMETERS}
     keys = [(results.policy_label(r), results.text(r, "framework.name")) for _, r in chosen]
