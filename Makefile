@@ -1,8 +1,9 @@
 # FlashPQ — the two commands of the README, and a few more.
 #   make demo   install the few Debian packages the demo needs, build the `flashpq` command
 #               alone (Release), run the quickstart, draw it
-#   make test   install what the tests need, build everything, run the Catch2 tests through
-#               ctest and then pytest for the plots (pytest runs even when ctest fails; the
+#   make test   install what the tests need, build everything (the Python package's native
+#               module too), run the Catch2 tests through ctest and then pytest for the plots,
+#               the Python package and its notebook (pytest runs even when ctest fails; the
 #               target fails at the end if either did)
 #   make paper  the RIPQ paper's figures: experiments/paper/ on all cores, PNG and PDF, README
 #   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan, built with clang
@@ -49,9 +50,11 @@ build-command: deps-demo
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_BUILD_TESTS=OFF
 	cmake --build $(BUILD) -j $(JOBS) --target flashpq
 
-# Everything: the command, the tests, the layering checks.
+# Everything: the command, the tests, the layering checks, the Python package's native module
+# (in $(BUILD)/python/flashpq/, found by the tests through FLASHPQ_EXTENSION_DIR).
 build: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_BUILD_TESTS=ON
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_BUILD_TESTS=ON \
+	  -DFLASHPQ_BUILD_PYTHON=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build-command
@@ -83,7 +86,8 @@ paper: build-command
 test: build
 	@status=0; \
 	(cd $(BUILD) && ctest --output-on-failure -j $(JOBS)) || status=1; \
-	FLASHPQ_BINARY=$(abspath $(BUILD))/flashpq $(PYTHON) -m pytest tests/python -q \
+	FLASHPQ_BINARY=$(abspath $(BUILD))/flashpq FLASHPQ_EXTENSION_DIR=$(abspath $(BUILD))/python \
+	  $(PYTHON) -m pytest tests/python -q \
 	  -p no:cacheprovider -n $(JOBS) || status=1; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above: ctest, pytest or both)"; fi; \
 	exit $$status

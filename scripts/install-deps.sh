@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh demo       what `make demo` needs: the compiler, the libraries the
 #                                      `flashpq` command links, matplotlib and pandas
 #   scripts/install-deps.sh            what `make test` needs: the above, and the test
-#                                      libraries and tools
+#                                      libraries and tools, pybind11 and Python's headers
 #   scripts/install-deps.sh sanitize   and clang with its sanitizer and libFuzzer runtimes
 #                                      (make test-sanitize, make fuzz)
 set -euo pipefail
@@ -19,6 +19,9 @@ if [ "${1:-}" != "demo" ]; then
   PACKAGES+=(
     # the tests: Catch2, and Boost.Math for their analytic models
     catch2 libboost-dev python3-pytest python3-pytest-xdist
+    # the Python package's native module (pybind11), and its notebook run by a test
+    pybind11-dev python3-dev python3-yaml python3-tqdm python3-nbclient python3-nbformat
+    python3-ipykernel
     # real block devices: loop-device tests (losetup, mkfs.ext4, mkswap), fio for the benchmark
     # comparison, nvme-cli for the drive's write counters
     util-linux e2fsprogs fio nvme-cli

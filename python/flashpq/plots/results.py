@@ -344,11 +344,9 @@ def read_results(path: str):
     in the last place off ("0.31699944019406606" as 0.316999440194066), so a figure of a plain
     ``pd.read_csv`` frame can differ from the file's in the last bits (not visibly); with it
     the figure is the file's to the byte."""
-    import pandas as pd  # only the DataFrame functions need pandas
+    from .. import read_results as read  # one reader: the package's (python/flashpq/__init__.py)
 
-    if is_json_results(path):
-        return pd.read_json(path, lines=True, precise_float=True)
-    return pd.read_csv(path, float_precision="round_trip")
+    return read(path)
 
 
 def frame_text(v) -> str:
