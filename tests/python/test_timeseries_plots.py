@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from flashpq.plots.timeseries import ResultsError, load, parse_cells
+from flashpq.plots.timeseries import ResultsError, load, main, parse_cells
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(REPO_ROOT, "plots", "timeseries.py")
@@ -95,7 +95,10 @@ def test_cli_writes_a_png_and_exits_2_on_a_bad_column(tmp_path):
 def test_cells_differing_by_framework_take_its_style_and_name(tmp_path):
     from matplotlib.colors import to_hex
 
-    from flashpq.plots import style, timeseries
+    import importlib
+
+    from flashpq.plots import style
+    timeseries = importlib.import_module("flashpq.plots.timeseries")  # the module, not the function
     for i in range(2):
         write_csv(str(tmp_path / "s" / f"cell-{i}.csv"), SERIES_HEADER,
                   [[0, 0.5, 0, 100 + i, 0.2], [1, 1.0, 0, 110 + i, 0.3]])
@@ -114,3 +117,21 @@ def test_cells_differing_by_framework_take_its_style_and_name(tmp_path):
     assert to_hex(lines["cell 1, framework exact"].get_color()) == \
         style.FRAMEWORK_STYLES["exact"].color
     assert lines["cell 1, framework exact"].get_linewidth() > 2 * sipq.get_linewidth()
+
+
+def test_the_function_on_a_dataframe_draws_the_scripts_figure(tmp_path):
+    pytest.importorskip("pandas")
+    import flashpq.plots as fp
+    path = results_dir(tmp_path)
+    script = tmp_path / "script.png"
+    assert main([path, "-o", str(script), "--columns", "throughput_rps,object_hit_ratio"]) == 0
+    fig = fp.timeseries(fp.read_results(path), ["throughput_rps", "object_hit_ratio"],
+                        base_dir=str(tmp_path))
+    fp.save(fig, str(tmp_path / "function.png"))
+    assert (tmp_path / "function.png").read_bytes() == script.read_bytes()
+    one = fp.timeseries(fp.read_results(path), ["throughput_rps"], cells={1},
+                        base_dir=str(tmp_path))
+    assert [ln.get_label() for ln in one.axes[0].get_lines()] == ["cell 1"]
+    with pytest.raises(fp.ResultsError, match="cell 2 has no series"):
+        fp.timeseries(fp.read_results(path), ["throughput_rps"], cells={2},
+                      base_dir=str(tmp_path))

@@ -44,7 +44,7 @@ _m = {name: _importlib.import_module(f"{__name__}.{name}")
 __all__ = ["ResultsError", "read_results", "save", "hit_ratio_wa", "hit_ratio_vs_size",
            "frameworks_fidelity", "frameworks_wa", "frameworks_k_sensitivity", "flash_wa",
            "flash_latency", "flash_sim_vs_real", "engines", "kv_compare", "nhc",
-           "paper_block_size", "curves"]
+           "paper_block_size", "curves", "placement", "timeseries"]
 
 
 def save(fig, path: str) -> None:
@@ -220,3 +220,36 @@ def curves(df, title: str | None = None):
     (required).  Raises :class:`ResultsError` as the command line.  Returns the Figure."""
     m = _m["curves"]
     return m.plot(_results.load_frame(df, m.COLUMNS, m.PROG), None, title)
+
+
+def placement(cachelib, misplaced):
+    """``plots/placement.py`` (experiments/placement/README.md): device-level WA under Flexible
+    Data Placement. Left, from *cachelib* (the results of cachelib_fdp.yaml): WA against the
+    cache's share of the device (%), a line per FDP setting and device state, beside CacheLib's
+    published 1.03 / 1.22 / 3.22. Right, from *misplaced* (misplaced.yaml): WA against the share
+    of writes sent through another handle (%).
+
+    Columns: *cachelib* ``wa_ftl`` (ratio), ``device.fdp.handles``, ``device.precondition``,
+    ``cache_capacity_bytes`` and ``device_exported_bytes`` (bytes); *misplaced* ``wa_ftl`` and
+    ``device.fdp.misplaced_fraction`` (in [0, 1]). Raises :class:`ResultsError` as the command
+    line. Returns the Figure (save it at 150 dpi, as the command line does)."""
+    m = _m["placement"]
+    shares = m.share_lines(_results.load_frame(cachelib, m.SHARE_COLUMNS, m.PROG))
+    wrong = m.misplaced_line(_results.load_frame(misplaced, m.MISPLACED_COLUMNS, m.PROG))
+    return m.draw(shares, wrong)
+
+
+def timeseries(df, columns, cells=None, base_dir: str = ".", title: str | None = None):
+    """``plots/timeseries.py``: statistics over time (``stats.interval_s``), one panel per
+    column of *columns* (names of the series files' columns, e.g. ``["object_hit_ratio",
+    "wa_ftl"]``), one line per cell (*cells*: a set of cell numbers, None: every cell with a
+    series), the warm-up shaded.
+
+    Columns of *df*: ``cell`` and ``stats_file`` (the series file, relative to *base_dir*: the
+    results file's directory, i.e. ``os.path.dirname(output)`` of ``flashpq.run(...,
+    output=...)``). Raises :class:`ResultsError` as the command line ("no cell has a series",
+    "PATH: no column 'x'"). Returns the Figure."""
+    m = _m["timeseries"]
+    rows = _results.load_frame(df, ("cell", "stats_file"), m.PROG)
+    series = m.series_of(rows, base_dir, list(columns), set(cells) if cells is not None else None)
+    return _drawn_under_rc(m.plot(series, list(columns), None, title))

@@ -63,23 +63,15 @@ def misplaced_line(rows) -> list:
                    _num(r, "wa_ftl", "wa_ftl")) for r in rows)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.strip().splitlines()[0])
-    parser.add_argument("cachelib")
-    parser.add_argument("misplaced")
-    parser.add_argument("-o", "--output", required=True)
-    args = parser.parse_args(argv)
-    try:
-        shares = share_lines(load_results(args.cachelib, SHARE_COLUMNS, PROG))
-        misplaced = misplaced_line(load_results(args.misplaced, MISPLACED_COLUMNS, PROG))
-    except ResultsError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def draw(shares: dict, misplaced: list):
+    """The figure of :func:`share_lines` and :func:`misplaced_line` (see the module comment),
+    not saved; returns the Figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2)
     for (fdp, pre), pts in sorted(shares.items()):
         label = ("FDP, 3 handles" if fdp else "no FDP") + (", preconditioned" if pre else ", fresh")
         left.plot([p[0] for p in pts], [p[1] for p in pts], marker="o" if fdp else "s",
@@ -101,6 +93,22 @@ def main(argv=None) -> int:
     right.set_ylim(bottom=0.9)
     right.set_title("FDP, 3 handles, cache = device, preconditioned")
     fig.tight_layout()
+    return fig
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.strip().splitlines()[0])
+    parser.add_argument("cachelib")
+    parser.add_argument("misplaced")
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args(argv)
+    try:
+        shares = share_lines(load_results(args.cachelib, SHARE_COLUMNS, PROG))
+        misplaced = misplaced_line(load_results(args.misplaced, MISPLACED_COLUMNS, PROG))
+    except ResultsError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    fig = draw(shares, misplaced)
     try:
         fig.savefig(args.output, dpi=150)
     except OSError as e:

@@ -130,7 +130,14 @@ def load(results_path: str, columns: list[str], cells: set[int] | None):
     drawn: *style* the Line2D keyword arguments of the cell's line, *experiment* its
     ``experiment`` column."""
     rows = results.load_results(results_path, ("cell", "stats_file"), PROG)
-    base = os.path.dirname(os.path.abspath(results_path))
+    return series_of(rows, os.path.dirname(os.path.abspath(results_path)), columns, cells,
+                     f"{results_path}: ")
+
+
+def series_of(rows, base: str, columns: list[str], cells: set[int] | None, where: str = ""):
+    """:func:`load` of rows already read (a file's, or a DataFrame's through
+    results.load_frame): each row's ``stats_file`` is read from the directory *base*; *where*
+    prefixes the messages that concern the rows (the results file's "PATH: ")."""
     chosen = []
     for row in rows:
         cell = int(results.num(row, "cell", row.where))
@@ -138,17 +145,17 @@ def load(results_path: str, columns: list[str], cells: set[int] | None):
             continue
         if results.blank(row, "stats_file"):
             if cells is not None:
-                raise ResultsError(f"{results_path}: cell {cell} has no series (stats_file is "
+                raise ResultsError(f"{where}cell {cell} has no series (stats_file is "
                                    f"empty: its stats.interval_s is 0)")
             continue
         chosen.append((cell, row))
     if not chosen:
-        raise ResultsError(f"{results_path}: no cell has a series (stats_file): set "
+        raise ResultsError(f"{where}no cell has a series (stats_file): set "
                            f"stats.interval_s in the experiment")
     if cells is not None:
         missing = sorted(cells - {c for c, _ in chosen})
         if missing:
-            raise ResultsError(f"{results_path}: no row for cell{'s' if len(missing) > 1 else ''} "
+            raise ResultsError(f"{where}no row for cell{'s' if len(missing) > 1 else ''} "
                                f"{', '.join(map(str, missing))}")
     params = [k for k in chosen[0][1] if "." in k and k != "stats.interval_s"]
     varying = [k for k in params if len({results.text(r, k) for _, r in chosen}) > 1]
