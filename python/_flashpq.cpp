@@ -26,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <filesystem>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -159,17 +160,26 @@ class StopSignals {
 
 RunOutcome run_sweep(const std::string& source, bool is_text,
                      const std::vector<std::pair<std::string, std::string>>& sets, unsigned jobs,
-                     const std::string& output, uint64_t memory_bytes,
+                     const std::string& output, bool keep_output, uint64_t memory_bytes,
                      const py::object& on_progress) {
   Experiment ex = load(source, is_text, sets);
   check_profile_devices(ex.cells, false);
+  // stats.interval_s: each cell's series beside the results, as `flashpq run` writes them
+  // (experiments/cli/run.inc): OUTPUT_STEM.stats/cell-N.csv, named in the row relative to the
+  // results file's directory. Only beside results that are kept.
   for (CellConfig& cell : ex.cells) {
-    if (cell.stats.enabled()) {
+    if (!cell.stats.enabled()) continue;
+    if (!keep_output) {
       throw std::invalid_argument(fmt::format(
-          "cell {}: stats.interval_s writes a series per cell beside the results file: run it "
-          "with `flashpq run` (its --stats-dir), or without stats.interval_s",
+          "cell {}: stats.interval_s writes a series per cell beside the results file: give "
+          "output= (the series go to OUTPUT_STEM.stats/)",
           cell.index));
     }
+    const std::filesystem::path o(output);
+    const std::filesystem::path dir = o.parent_path() / (o.stem().string() + ".stats");
+    const std::string name = "cell-" + std::to_string(cell.index) + ".csv";
+    cell.stats_path = (dir / name).string();
+    cell.stats_file = (dir.filename() / name).string();
   }
   RunOutcome outcome;
   outcome.cells = ex.cells.size();
@@ -612,7 +622,8 @@ PYBIND11_MODULE(_flashpq, m) {
       .def_readonly("failed", &RunOutcome::failed)
       .def_readonly("log", &RunOutcome::log);
   m.def("run_experiment", &run_sweep, py::arg("source"), py::arg("is_text"), py::arg("sets"),
-        py::arg("jobs"), py::arg("output"), py::arg("memory_bytes"), py::arg("on_progress"));
+        py::arg("jobs"), py::arg("output"), py::arg("keep_output"), py::arg("memory_bytes"),
+        py::arg("on_progress"));
   m.def("plan", &plan_experiment, py::arg("source"), py::arg("is_text"), py::arg("sets"),
         py::arg("jobs"), py::arg("sample_requests"));
   m.def("trace_info", &trace_info, py::arg("path"), py::arg("format"), py::arg("sets"),

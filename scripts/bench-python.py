@@ -33,14 +33,20 @@ def main() -> int:
     ap.add_argument("--fraction", type=float, default=0.1,
                     help="cache capacity as a fraction of the working set")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--object-size", type=int, default=0,
+                    help="give every object this size, bytes (w106's are all 1 B; 0: the trace's)")
     a = ap.parse_args()
     info = flashpq.trace_info(a.trace)
     t = flashpq.read_trace(a.trace, limit=a.requests)
     reps = -(-a.requests // len(t))
     keys = np.tile(t["key"].to_numpy(), reps)[: a.requests]
     sizes = np.tile(t["size_bytes"].to_numpy(), reps)[: a.requests]
-    capacity = int(a.fraction * info["working_set_bytes"])
-    block = max(4096, capacity // 256 // 4096 * 4096)
+    largest, working_set = info["max_object_bytes"], info["working_set_bytes"]
+    if a.object_size:
+        sizes = np.full(len(keys), a.object_size, dtype=np.uint32)
+        largest, working_set = a.object_size, a.object_size * info["objects"]
+    capacity = int(a.fraction * working_set)
+    block = max(4096, capacity // 256 // 4096 * 4096)  # C/256, as the quickstart
     caches = [
         ("fifo", {"name": "exact"}),
         ("lru", {"name": "exact"}),
@@ -55,9 +61,9 @@ def main() -> int:
         best = 0.0
         for _ in range(a.repeat):
             cache = flashpq.Cache(policy=policy, framework=framework, capacity=capacity,
-                                  max_object_size=info["max_object_bytes"],
+                                  max_object_size=largest,
                                   expected_objects=max(1, capacity * info["objects"]
-                                                       // info["working_set_bytes"]))
+                                                       // working_set))
             t0 = time.perf_counter()
             cache.access_many(keys, sizes)
             best = max(best, len(keys) / (time.perf_counter() - t0))

@@ -95,6 +95,25 @@ def test_run_keeps_output_and_reports_progress(tmp_path):
     assert requests_done == requests_total == 2 * flashpq.trace_info(TRACE)["requests"]
 
 
+def test_series_over_time_go_beside_the_kept_output(tmp_path):
+    # Simulated time: RIPQ's writes on simflash advance the clock (about 22 s of it).
+    sets = {"policy.name": "lru", "framework.name": "ripq", "cache.capacity": 0.1,
+            "timing.mode": "simulated", "stats.interval_s": 0.5}
+    with pytest.raises(ValueError, match="give output="):
+        flashpq.run(QUICKSTART, set=sets, progress=False)
+    out = tmp_path / "r.csv"
+    df = flashpq.run(QUICKSTART, set=sets, progress=False, output=str(out))
+    assert list(df["stats_file"]) == ["r.stats/cell-0.csv"]
+    series = pd.read_csv(tmp_path / "r.stats" / "cell-0.csv")
+    assert len(series) >= 20 and "object_hit_ratio" in series.columns
+    # As `flashpq run` writes them.
+    cli("run", QUICKSTART, *[a for k, v in sets.items() for a in ("--set", f"{k}={v}")],
+        "-o", str(tmp_path / "c.csv"))
+    pd.testing.assert_frame_equal(series, pd.read_csv(tmp_path / "c.stats" / "cell-0.csv"))
+    fig = flashpq.plots.timeseries(df, ["object_hit_ratio"], base_dir=str(tmp_path))
+    assert len(fig.axes[0].get_lines()) == 1
+
+
 def test_a_bad_experiment_raises_the_commands_message(tmp_path):
     bad = "name: bad\ntrace:\n  path: x.oracleGeneral\npolicy:\n  name: lru\n  segmnets: 3\n"
     with pytest.raises(flashpq.ConfigError) as e:
