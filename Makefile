@@ -5,6 +5,7 @@
 #               module too), run the Catch2 tests through ctest and then pytest for the plots,
 #               the Python package and its notebook (pytest runs even when ctest fails; the
 #               target fails at the end if either did)
+#   make python the Python package flashpq in a virtual environment, .venv (pip install .)
 #   make paper  the RIPQ paper's figures: experiments/paper/ on all cores, PNG and PDF, README
 #   make test-sanitize   the Catch2 tests again under AddressSanitizer + UBSan, built with clang
 #                        and libFuzzer's coverage (the same build as make fuzz; CI runs it)
@@ -33,7 +34,8 @@ TSAN_FLAGS ?= -O1 -g1 -DNDEBUG
 # Debian's interpreter: it is the one python3-matplotlib and python3-pytest install into.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: deps deps-demo deps-sanitize build build-command demo paper test test-sanitize \
+.PHONY: deps deps-demo deps-python deps-sanitize build build-command demo python paper test \
+        test-sanitize \
         test-tsan sanitize-build fuzz format format-check bench clean
 
 deps-demo:
@@ -44,6 +46,9 @@ deps:
 
 deps-sanitize:
 	@scripts/install-deps.sh sanitize
+
+deps-python:
+	@scripts/install-deps.sh python
 
 # The `flashpq` command alone (no test libraries needed).
 build-command: deps-demo
@@ -56,6 +61,13 @@ build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHPQ_BUILD_TESTS=ON \
 	  -DFLASHPQ_BUILD_PYTHON=ON
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python package in a virtual environment, $(VENV) (docs/guide/python.md): pip fetches the
+# build backend and numpy, pandas, matplotlib, tqdm; the C++ is built from this tree.
+VENV ?= .venv
+python: deps-python
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install .
 
 demo: build-command
 	./$(BUILD)/flashpq run experiments/quickstart.yaml -o results/quickstart.csv

@@ -6,6 +6,8 @@
 #                                      `flashpq` command links, matplotlib and pandas
 #   scripts/install-deps.sh            what `make test` needs: the above, and the test
 #                                      libraries and tools, pybind11 and Python's headers
+#   scripts/install-deps.sh python     what `make python` needs: the demo's, pybind11, Python's
+#                                      headers and venv
 #   scripts/install-deps.sh sanitize   and clang with its sanitizer and libFuzzer runtimes
 #                                      (make test-sanitize, make fuzz)
 set -euo pipefail
@@ -15,7 +17,10 @@ PACKAGES=(
   liburing-dev libblkid-dev
   python3 python3-matplotlib python3-numpy python3-pandas
 )
-if [ "${1:-}" != "demo" ]; then
+if [ "${1:-}" = "python" ]; then
+  # the Python package (pip install .): pybind11, Python's headers, venv
+  PACKAGES+=(pybind11-dev python3-dev python3-venv)
+elif [ "${1:-}" != "demo" ]; then
   PACKAGES+=(
     # the tests: Catch2, and Boost.Math for their analytic models
     catch2 libboost-dev python3-pytest python3-pytest-xdist
