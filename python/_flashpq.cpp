@@ -490,6 +490,7 @@ class Session {
   bool access(uint64_t key, uint32_t size, uint8_t op) {
     const Request r{0, key, size, checked_op(op)};
     uint8_t hit = 0;
+    std::unique_lock lock = hold();
     guarded([&] { session_->access({&r, 1}, &hit); });
     return hit != 0;
   }
@@ -532,17 +533,24 @@ class Session {
       }
     };
     if (python_) {
+      std::unique_lock lock = hold();
       guarded(loop);  // the policy's hooks need the interpreter
     } else {
       py::gil_scoped_release release;
+      std::lock_guard lock(mu_);
       guarded(loop);
     }
     return hits;
   }
 
   py::dict stats() {
+    std::vector<Column> columns;
+    {
+      std::unique_lock lock = hold();
+      columns = session_->stats();
+    }
     py::dict d;
-    for (const Column& c : session_->stats()) {
+    for (const Column& c : columns) {
       if (!c.numeric) {
         d[py::str(c.name)] = c.text;
       } else if (c.text.empty()) {
@@ -565,6 +573,24 @@ class Session {
   }
 
  private:
+  // The cache, for one thread at a time (called with the GIL). A built-in policy's cache runs
+  // without the GIL, so another thread's batch may hold it: wait for it without the GIL. A
+  // policy written in Python runs its hooks with the GIL, which the interpreter hands to other
+  // threads between bytecodes: waiting could deadlock, so a second thread (or a hook calling
+  // its own cache) is refused.
+  std::unique_lock<std::mutex> hold() {
+    if (python_) {
+      std::unique_lock lock(mu_, std::try_to_lock);
+      if (!lock.owns_lock()) {
+        throw std::runtime_error(
+            "this cache is running a request of another thread (or of its own policy's hook): "
+            "a cache with a policy written in Python serves one thread at a time");
+      }
+      return lock;
+    }
+    py::gil_scoped_release release;
+    return std::unique_lock(mu_);
+  }
   static Op checked_op(uint8_t op) {
     if (op > 2) {
       throw std::invalid_argument(
@@ -594,6 +620,7 @@ class Session {
     }
   }
   std::unique_ptr<CacheSession> session_;
+  std::mutex mu_;  // held while the cache runs without the GIL
   bool python_;
   bool broken_ = false;
 };

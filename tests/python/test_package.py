@@ -337,3 +337,31 @@ def test_a_policy_written_in_python_errors():
         flashpq.register_policy("x", object)
     with pytest.raises(ValueError, match="built-in"):
         flashpq.register_policy("lru", PythonLru)
+
+
+def test_one_cache_serves_threads_one_batch_at_a_time():
+    import threading
+    t = flashpq.read_trace(TRACE)
+    keys, sizes = t["key"].to_numpy(), t["size_bytes"].to_numpy()
+    shared = flashpq.Cache(policy="lru", capacity="16MiB")
+    threads = [threading.Thread(target=shared.access_many, args=(keys, sizes)) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert shared.stats()["requests"] == 4 * len(keys)
+
+
+def test_a_hook_that_calls_its_own_cache_is_refused():
+    class Reentrant(PythonLru):
+        cache = None
+
+        def on_insert(self, key, size):
+            self.cache.access(key + 1, size)
+            return 1.0
+
+    policy = Reentrant()
+    c = flashpq.Cache(policy=policy, capacity=1000)
+    policy.cache = c
+    with pytest.raises(RuntimeError, match="one thread at a time"):
+        c.access(1, 10)
