@@ -350,6 +350,9 @@ class Cache:
         capacity / 4 KiB.
       set: more keys, dotted ({"framework.block_size": "256KiB"}).
 
+    One thread at a time: batches of several threads run one after another; a cache whose
+    policy is written in Python raises RuntimeError for a second thread's request.
+
     The keys, defaults and checks are those of docs/reference/keys.md. Raises ConfigError or
     ValueError as run() does: for a fraction as capacity, a framework without a cache (direct),
     a policy that reads the trace's future (belady, pfoo_l), a device timed on the wall clock.
