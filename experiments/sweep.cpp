@@ -562,24 +562,31 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   size_t written = 0, failed = 0;
   uint64_t finished_work = 0;
   bool live_drawn = false;
-  auto progress_line = [&] {  // REQUIRES: mu held
+  // The requests read so far: the written cells' and, of the others, the finished cells' whole
+  // and the running cells' progress.
+  auto work_done = [&] {  // REQUIRES: mu held
     uint64_t work = finished_work;
-    std::string cells;
-    size_t shown = 0;
     for (size_t i = written; i < n; ++i) {
       const CellSlot& s = *to_run[i];
-      if (s.state == CellSlot::State::kPending) break;
+      if (s.state == CellSlot::State::kPending) continue;
+      work += s.state == CellSlot::State::kDone
+                  ? s.total_requests
+                  : std::min(s.progress.load(std::memory_order_relaxed), s.total_requests);
+    }
+    return work;
+  };
+  auto progress_line = [&] {  // REQUIRES: mu held
+    const uint64_t work = work_done();
+    std::string cells;
+    size_t shown = 0;
+    for (size_t i = written; i < n && shown < 4; ++i) {
+      const CellSlot& s = *to_run[i];
+      if (s.state != CellSlot::State::kRunning) continue;
       const uint64_t p = std::min(s.progress.load(std::memory_order_relaxed), s.total_requests);
-      if (s.state == CellSlot::State::kDone) {
-        work += s.total_requests;
-        continue;
-      }
-      work += p;
-      if (shown++ < 4) {
-        cells += fmt::format("{} cell {} at {}/{}", cells.empty() ? "" : ",", s.cell->index,
-                             human_count(static_cast<double>(p)),
-                             human_count(static_cast<double>(s.total_requests)));
-      }
+      ++shown;
+      cells += fmt::format("{} cell {} at {}/{}", cells.empty() ? "" : ",", s.cell->index,
+                           human_count(static_cast<double>(p)),
+                           human_count(static_cast<double>(s.total_requests)));
     }
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     const double rate = elapsed > 0 ? static_cast<double>(work) / elapsed : 0;
@@ -593,19 +600,11 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   auto store_progress = [&] {  // REQUIRES: mu held
     SweepProgress* p = options.progress;
     if (p == nullptr) return;
-    uint64_t work = finished_work;
-    for (size_t i = written; i < n; ++i) {
-      const CellSlot& s = *to_run[i];
-      if (s.state == CellSlot::State::kPending) continue;
-      work += s.state == CellSlot::State::kDone
-                  ? s.total_requests
-                  : std::min(s.progress.load(std::memory_order_relaxed), s.total_requests);
-    }
     p->cells_total.store(n, std::memory_order_relaxed);
     p->cells_written.store(written, std::memory_order_relaxed);
     p->cells_failed.store(failed, std::memory_order_relaxed);
     p->requests_total.store(total_work, std::memory_order_relaxed);
-    p->requests_done.store(std::min(work, total_work), std::memory_order_relaxed);
+    p->requests_done.store(std::min(work_done(), total_work), std::memory_order_relaxed);
   };
   // A signal handler cannot wake done_cv: with an interrupt flag, look at it every 0.1 s.
   // requests:N (KillPoint): look at the requests read every millisecond.
