@@ -279,13 +279,7 @@ py::dict plan_experiment(const std::string& source, bool is_text,
 
 TraceConfig trace_config(const std::string& path, const std::string& format,
                          const std::vector<std::pair<std::string, std::string>>& sets) {
-  TraceConfig t;
-  if (path.starts_with("generator:")) {
-    t.format = "generator";
-    t.params.set(generator_key().name, path.substr(10));
-  } else {
-    t = trace_file(path, format, "format");
-  }
+  TraceConfig t = trace_source(path, format, "format");
   for (const auto& [k, v] : sets) {
     if (!k.starts_with("trace.")) {
       throw std::invalid_argument("set: expected trace.KEY, found '" + k + "'");
@@ -458,11 +452,11 @@ std::unique_ptr<SessionCache> python_cache_on(const SessionBuild& b, const py::o
 class Session {
  public:
   // A built-in policy (policy_object None) or one written in Python (its kind and grid).
-  Session(const std::string& yaml, uint64_t max_object_bytes, uint64_t expected_objects,
+  Session(const std::string& yaml, const std::string& max_object_size, uint64_t expected_objects,
           const py::object& policy_object, const std::string& kind, uint32_t grid)
       : python_(!policy_object.is_none()) {
     SessionShape shape;
-    shape.max_object_bytes = max_object_bytes;
+    shape.max_object_bytes = parse_size(max_object_size);  // the keys' units (sim/params.h)
     shape.expected_objects = expected_objects;
     if (!python_) {
       session_ = std::make_unique<CacheSession>(yaml, "<flashpq.Cache>", shape);
@@ -661,9 +655,9 @@ PYBIND11_MODULE(_flashpq, m) {
   m.def("framework_names", &framework_names);
   m.def("device_names", &device_names);
   py::class_<Session>(m, "Session")
-      .def(py::init<const std::string&, uint64_t, uint64_t, const py::object&, const std::string&,
-                    uint32_t>(),
-           py::arg("yaml"), py::arg("max_object_bytes"), py::arg("expected_objects"),
+      .def(py::init<const std::string&, const std::string&, uint64_t, const py::object&,
+                    const std::string&, uint32_t>(),
+           py::arg("yaml"), py::arg("max_object_size"), py::arg("expected_objects"),
            py::arg("policy_object"), py::arg("kind"), py::arg("grid"))
       .def("access", &Session::access, py::arg("key"), py::arg("size"), py::arg("op"))
       .def("access_many", &Session::access_many, py::arg("keys"), py::arg("sizes"), py::arg("ops"))

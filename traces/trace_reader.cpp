@@ -14,6 +14,7 @@
 #include "fmt/format.h"
 #include "traces/csv_util.h"
 #include "traces/fpq.h"
+#include "traces/generator.h"
 #include "traces/transforms.h"
 #include "traces/zstd_stream.h"
 
@@ -70,6 +71,15 @@ const SectionSpec& trace_section() {
                 "oracleGeneral"),
       entry_specs(trace_formats()));
   return section;
+}
+
+TraceConfig trace_source(const std::string& source, const std::string& format,
+                         std::string_view option) {
+  if (!source.starts_with("generator:")) return trace_file(source, format, option);
+  TraceConfig t;
+  t.format = "generator";
+  t.params.set(generator_key().name, source.substr(10));
+  return t;
 }
 
 TraceConfig trace_file(const std::string& path, const std::string& format,

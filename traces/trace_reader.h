@@ -66,6 +66,12 @@ struct TraceConfig {
 TraceConfig trace_file(const std::string& path, const std::string& format = "",
                        std::string_view option = "trace.format");
 
+/// The trace a command names (`flashpq trace`, the Python package's trace_info and read_trace):
+/// "generator:NAME" (generator NAME, traces/generator.h, its keys unset), else the file
+/// trace_file(source, format, option) reads. Throws std::invalid_argument as trace_file().
+TraceConfig trace_source(const std::string& source, const std::string& format = "",
+                         std::string_view option = "--format");
+
 /// What the first bytes of a trace file say (trace_content()).
 struct TraceContent {
   /// "zstd" or "gzip" when the file is compressed (by their magic numbers: zstd 28 B5 2F FD,
