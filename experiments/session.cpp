@@ -84,11 +84,8 @@ CacheSession::CacheSession(const std::string& experiment_yaml, const std::string
     : impl_(std::make_unique<Impl>()) {
   Experiment ex =
       load_experiment_text(session_detail::with_stand_in_trace(experiment_yaml, name), name, {});
-  if (ex.cells.size() != 1) {
-    throw std::invalid_argument(
-        fmt::format("{}: a session is one cache: found {} cells (a key given as a list?)", name,
-                    ex.cells.size()));
-  }
+  // One cell: with_stand_in_trace() refused matrix:, zip: and exclude:, and the schema refuses
+  // a list as a value.
   CellConfig& cell = impl_->cell;
   cell = std::move(ex.cells.front());
   if (cell.capacity.is_fraction) {

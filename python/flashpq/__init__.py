@@ -385,7 +385,7 @@ class Cache:
                 doc.setdefault(section, {})[rest] = value
         kind = getattr(policy_object, "kind", "relative")
         grid = int(getattr(policy_object, "grid", 1))
-        self._session = native.Session(json.dumps(doc), _bytes(max_object_size),
+        self._session = native.Session(json.dumps(doc), str(max_object_size),
                                        int(expected_objects or 0), policy_object, str(kind), grid)
 
     @property
@@ -430,19 +430,3 @@ class Cache:
         host_write_bytes, wa_implementation, objects, index_bytes, ..., and the device's own
         columns (simflash: wa_ftl, ...). Ratios are NaN while their denominator is 0."""
         return self._session.stats()
-
-
-def _bytes(size: int | str) -> int:
-    """A size in bytes: an int, or text with a unit (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB)."""
-    if isinstance(size, int):
-        return size
-    text = str(size).strip()
-    units = {"TiB": 1 << 40, "GiB": 1 << 30, "MiB": 1 << 20, "KiB": 1 << 10, "TB": 10**12,
-             "GB": 10**9, "MB": 10**6, "KB": 10**3, "B": 1}
-    for unit, factor in units.items():
-        if text.endswith(unit):
-            return int(float(text[: -len(unit)]) * factor)
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"flashpq: expected a size (bytes, or 64MiB), found '{size}'") from None
