@@ -11,8 +11,8 @@ void throw_not_zoned(const std::string& framework) {
       "framework.name: '" + framework +
       "' writes its data in place, and the device is zoned (device.zns.zone_capacity), which "
       "takes writes only at each zone's write pointer: expected a framework that writes whole "
-      "zones and resets them, blockcache, ripq or sipq (a region or block per zone), or a "
-      "device without zones");
+      "zones and resets them, blockcache, ripq or sipq (a region or block per zone), a host "
+      "FTL over the zones (device.zns.host_ftl: true), or a device without zones");
 }
 
 QueueContext with_placement_handles(QueueContext c) {

@@ -36,6 +36,7 @@
 #include <utility>
 
 #include "devices/device.h"
+#include "devices/host_ftl/host_ftl.h"
 #include "fmt/format.h"
 
 namespace flashpq {
@@ -147,6 +148,13 @@ double SimFlashConfig::peak_write_mib_s() const {
   return std::min(program, channel_bandwidth_mib_s * channels);
 }
 
+uint64_t SimFlashConfig::host_ftl_exported_bytes() const {
+  return uint64_t{host_ftl_exposed_zones(zones(), zns_host_ftl_op_rate, zns_max_active_zones,
+                                         "device.zns.host_ftl_op_rate",
+                                         "device.zns.max_active_zones")} *
+         zns_zone_capacity_bytes;
+}
+
 void SimFlashConfig::validate_zoned(uint64_t sb_pages, uint64_t phys) const {
   const uint64_t sb_bytes = sb_pages * page_size_bytes;
   if (zns_zone_capacity_bytes % sb_bytes != 0 || zns_zone_capacity_bytes > phys * page_size_bytes) {
@@ -182,6 +190,10 @@ void SimFlashConfig::validate_zoned(uint64_t sb_pages, uint64_t phys) const {
     fail("fdp.handles", "0 on a zoned device (ZNS and FDP are different interfaces)",
          std::to_string(fdp_handles));
   }
+  if (zns_host_ftl) {
+    host_ftl_exposed_zones(zones(), zns_host_ftl_op_rate, zns_max_active_zones,
+                           "device.zns.host_ftl_op_rate", "device.zns.max_active_zones");
+  }
   if (precondition) {
     fail("precondition",
          "false on a zoned device: a zone is written from its start after a reset, so there "
@@ -214,6 +226,12 @@ void SimFlashConfig::validate() const {
   if (zoned()) {
     validate_zoned(sb_pages, phys);
   } else {
+    if (zns_host_ftl) {
+      fail("zns.host_ftl",
+           "false on a device without zones: a host FTL runs over zones (set "
+           "device.zns.zone_capacity)",
+           "true");
+    }
     if (over_provisioning) {
       const double op = *over_provisioning;
       if (!std::isfinite(op) || op <= 0.0 || op > 1000.0) {
@@ -604,6 +622,15 @@ const std::vector<SimFlashField>& simflash_fields() {
            .range(0, 1048576)
            .desc("ZNS: zones open or closed at once (0: no limit)"),
        plain<&SimFlashConfig::zns_max_active_zones>()},
+      {field("zns.host_ftl", ValueType::kBool)
+           .desc("ZNS: a host FTL over the zones (dm-zap's page-mapped log, greedy collection): "
+                 "the cache sees a conventional device"),
+       plain<&SimFlashConfig::zns_host_ftl>()},
+      {field("zns.host_ftl_op_rate", ValueType::kFloat)
+           .units("fraction")
+           .range(0, 1)
+           .desc("ZNS host FTL: share of the zones held back as its spare (dm-zap's op_rate)"),
+       plain<&SimFlashConfig::zns_host_ftl_op_rate>()},
       {field("tR_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page read latency"),
        plain<&SimFlashConfig::tR_us>()},
       {field("tPROG_us", ValueType::kFloat).units("us").range(0, 1e9).desc("page program latency"),
@@ -712,6 +739,29 @@ uint32_t simflash_blocks_per_plane_for(SimFlashConfig base, uint64_t bytes) {
   // grows with n, and so does the slack validate() needs for GC to reach its high watermark,
   // (n − high + 1 − frontiers) · pages per superblock − exported ≈ ((1 − ρ) · n − high + 1 −
   // frontiers) · pages. Start just below the larger estimate, take the first n that passes.
+  if (base.zoned() && base.zns_host_ftl) {
+    // Whole zones, the host FTL's spare held back: the fewest zones whose exposed part holds
+    // the bytes. Start just below (zones the bytes need) ÷ (1 − op_rate).
+    const uint64_t k = base.zone_superblocks();
+    const uint64_t cap = base.zns_zone_capacity_bytes;
+    const double need = std::ceil(static_cast<double>(bytes) / static_cast<double>(cap));
+    const double share = std::max(1.0 - base.zns_host_ftl_op_rate, 1e-9);
+    const auto first = static_cast<uint64_t>(std::clamp(need / share - 2, 4.0, 16777216.0));
+    std::string last_error = "no exported space large enough";
+    for (uint64_t z = first; z <= first + 1024 && z * k <= (uint64_t{1} << 24); ++z) {
+      base.blocks_per_plane = static_cast<uint32_t>(z * k);
+      try {
+        base.validate();
+        if (base.cache_visible_bytes() >= bytes) return base.blocks_per_plane;
+      } catch (const std::invalid_argument& e) {
+        last_error = e.what();
+      }
+    }
+    throw std::invalid_argument(
+        "device.size_to_cache: no zoned simflash device with a host FTL of this geometry "
+        "holds " +
+        std::to_string(bytes) + " B: " + last_error);
+  }
   if (base.zoned()) {
     // Whole zones, no spare: the fewest zones that hold the bytes (at least 2 superblocks).
     const uint64_t k = base.zone_superblocks();

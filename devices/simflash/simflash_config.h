@@ -171,6 +171,16 @@ struct SimFlashConfig {
   /// that would activate one more fails with Too Many Active Zones. Range [0, 2^20]; ≥ the open
   /// limit when both are set.
   uint32_t zns_max_active_zones = 0;
+  /// A host FTL over the zones (devices/host_ftl/host_ftl.h, dm-zap's design): the device the
+  /// cache sees is conventional, any offset writable at any time, and exports
+  /// host_ftl_exported_bytes(); its collection's copies are host writes to the zones. Default
+  /// false. REQUIRES: zoned().
+  bool zns_host_ftl = false;
+  /// The host FTL's spare: ⌊zones × rate⌋ zones held back (dm-zap's op_rate, a share of all
+  /// the zones, as 1 − utilization is of a conventional drive's flash). Default 0.07, MQSim's
+  /// Overprovisioning_Ratio (the mqsim profile's utilization 0.93). Range [0, 1), at least 3
+  /// zones.
+  double zns_host_ftl_op_rate = 0.07;
 
   // --- Timing (read by the timed mode; the functional FTL ignores them) ------------------
   /// Page read (array to register) latency in µs. Default 75 (MQSim ssdconfig.xml).
@@ -228,6 +238,14 @@ struct SimFlashConfig {
   /// Zoned: zones = ⌊superblocks ÷ superblocks per zone⌋; 0 when not zoned.
   uint32_t zones() const { return zoned() ? superblocks() / zone_superblocks() : 0; }
   uint64_t exported_bytes() const { return exported_pages() * page_size_bytes; }
+  /// Zoned with a host FTL: the bytes it exports, its exposed zones × the zone capacity
+  /// (host_ftl_exposed_zones, devices/host_ftl/host_ftl.h). REQUIRES: validate() passed.
+  uint64_t host_ftl_exported_bytes() const;
+  /// The bytes the cache addresses: host_ftl_exported_bytes() with a host FTL, else
+  /// exported_bytes(). REQUIRES: validate() passed.
+  uint64_t cache_visible_bytes() const {
+    return zns_host_ftl ? host_ftl_exported_bytes() : exported_bytes();
+  }
   /// Whether FDP is on (fdp_handles > 0).
   bool fdp() const { return fdp_handles > 0; }
   /// Host write frontiers: one per reclaim unit handle (1 without FDP).
@@ -252,7 +270,8 @@ struct SimFlashConfig {
   /// with `high` − 1 free superblocks and the frontiers open, the sealed superblocks must still
   /// hold an invalid page for GC to make progress); zoned, a zone capacity that is not a whole
   /// number of superblocks, a zone size below it, open zones above active zones, FDP or
-  /// precondition with zones.
+  /// precondition with zones; a host FTL without zones, or with fewer than 3 spare zones or an
+  /// active-zone limit of 1 (host_ftl_exposed_zones).
   void validate() const;
 
  private:

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "devices/host_ftl/host_ftl.h"
 #include "devices/simflash/simflash_service.h"
 
 namespace flashpq {
@@ -80,23 +81,21 @@ std::vector<Column> SimFlashDevice::do_columns(const ReportContext& context) con
     }
     return out;
   };
-  const std::string values[] = {format_number(d.host_pages_written),
-                                format_number(d.nand_pages_written),
-                                format_number(d.nand_pages_written * page),
-                                format_number(d.gc_pages_copied),
-                                format_number(d.erases),
-                                format_number(uint64_t{erases.min}),
-                                format_number(erases.mean),
-                                format_number(uint64_t{erases.max}),
-                                format_number(wa_ftl),
-                                format_number(context.host_write_factor * wa_ftl),
-                                ftl_.zoned() ? format_number(d.zone_resets) : std::string(),
-                                fdp_handle_list(&FdpHandleCounters::host_pages_written),
-                                fdp_handle_list(&FdpHandleCounters::media_pages_written),
-                                fdp ? format_number(d.fdp_media_reallocated_events) : std::string(),
-                                fdp ? format_number(d.fdp_invalid_placement_events) : std::string(),
-                                fdp ? format_number(d.fdp_misplaced_writes) : std::string()};
-  static_assert(std::size(values) == 16);
+  const std::string values[] = {
+      format_number(d.host_pages_written), format_number(d.nand_pages_written),
+      format_number(d.nand_pages_written * page), format_number(d.gc_pages_copied),
+      format_number(d.erases), format_number(uint64_t{erases.min}), format_number(erases.mean),
+      format_number(uint64_t{erases.max}), format_number(wa_ftl),
+      format_number(context.host_write_factor * wa_ftl),
+      ftl_.zoned() ? format_number(d.zone_resets) : std::string(),
+      fdp_handle_list(&FdpHandleCounters::host_pages_written),
+      fdp_handle_list(&FdpHandleCounters::media_pages_written),
+      fdp ? format_number(d.fdp_media_reallocated_events) : std::string(),
+      fdp ? format_number(d.fdp_invalid_placement_events) : std::string(),
+      fdp ? format_number(d.fdp_misplaced_writes) : std::string(),
+      // host_ftl_*: filled by a host FTL above (HostFtlDevice)
+      std::string(), std::string(), std::string()};
+  static_assert(std::size(values) == 19);
   std::vector<Column> out;
   for (size_t i = 0; i < specs.size(); ++i) out.push_back(specs[i].with(values[i]));
   return out;
@@ -112,10 +111,16 @@ const DeviceType kSimFlashDeviceType{
       if (simflash_size_to_cache(config.params)) {
         shown.set("device.blocks_per_plane", "");
       }
-      return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
+      return DeviceBounds{f.cache_visible_bytes(), f.page_size_bytes};
     },
     [](const DeviceConfig& config) -> std::unique_ptr<Device> {
-      return std::make_unique<SimFlashDevice>(config);
+      auto flash = std::make_unique<SimFlashDevice>(config);
+      const SimFlashConfig& f = flash->ftl().config();
+      if (f.zns_host_ftl) {
+        const double op_rate = f.zns_host_ftl_op_rate;
+        return std::make_unique<HostFtlDevice>(std::move(flash), op_rate);
+      }
+      return flash;
     },
     {column("host_pages_written")
          .units("pages")
@@ -143,7 +148,7 @@ const DeviceType kSimFlashDeviceType{
      column("wa_combined")
          .units("ratio")
          .desc("NAND bytes per byte of missed objects: wa_implementation × wa_ftl (RIPQ paper "
-               "§6, Figure 8b; framework direct: wa_ftl)"),
+               "§6, Figure 8b; framework direct: wa_ftl), × wa_host_ftl with a host FTL"),
      column("zone_resets")
          .units("resets")
          .desc("zones the host reset after the warm-up, each erasing the superblocks it wrote "
@@ -176,7 +181,10 @@ const DeviceType kSimFlashDeviceType{
          .units("requests")
          .desc("write requests sent through another handle than their own "
                "(device.fdp.misplaced_fraction) after the warm-up")
-         .only_if_set("with FDP (device.fdp.handles > 0)")},
+         .only_if_set("with FDP (device.fdp.handles > 0)"),
+     // Filled by the host FTL over the zones (devices/host_ftl/host_ftl.h).
+     HostFtlDevice::column_specs()[0], HostFtlDevice::column_specs()[1],
+     HostFtlDevice::column_specs()[2]},
     DeviceClock::kSimulated,
     [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
       if (!simflash_size_to_cache(config.params)) {
@@ -185,17 +193,28 @@ const DeviceType kSimFlashDeviceType{
       SimFlashConfig f = simflash_config(config.params, config.seed);
       f.blocks_per_plane = simflash_blocks_per_plane_for(f, footprint_bytes);
       config.params = simflash_with_blocks_per_plane(config.params, f.blocks_per_plane);
-      return DeviceBounds{f.exported_bytes(), f.page_size_bytes};
+      return DeviceBounds{f.cache_visible_bytes(), f.page_size_bytes};
     },
     nullptr,
     [](Device& device, const ServiceModel::Options& options) -> std::unique_ptr<ServiceModel> {
-      // make() built it (DeviceType::service_model's contract).
-      return std::make_unique<SimFlashServiceModel>(static_cast<SimFlashDevice&>(device), options);
+      // make() built it (DeviceType::service_model's contract): the simflash device, or a
+      // host FTL over it, whose operations reach the same FTL.
+      auto* host_ftl = dynamic_cast<HostFtlDevice*>(&device);
+      auto& flash = static_cast<SimFlashDevice&>(host_ftl ? host_ftl->zoned() : device);
+      return std::make_unique<SimFlashServiceModel>(device, flash, options);
     },
     // The FTL's page map: about 24 B per 4 KiB of exported space (its forward and reverse
-    // maps and per-block state).
-    [](const DeviceConfig&, const DeviceBounds& bounds) -> uint64_t {
-      return 24 * (bounds.capacity_bytes / 4096 + 1);
+    // maps and per-block state); a host FTL adds 4 B per page of its own space and of the
+    // zones' (its two maps).
+    [](const DeviceConfig& config, const DeviceBounds& bounds) -> uint64_t {
+      const uint64_t base = 24 * (bounds.capacity_bytes / 4096 + 1);
+      if (!config.params.has("device.zns.host_ftl") ||
+          !simflash_config(config.params, config.seed).zns_host_ftl) {
+        return base;
+      }
+      const SimFlashConfig f = simflash_config(config.params, config.seed);
+      return 24 * (f.exported_bytes() / 4096 + 1) +
+             4 * (f.exported_bytes() + bounds.capacity_bytes) / f.page_size_bytes;
     }};
 
 }  // namespace flashpq

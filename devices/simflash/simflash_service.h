@@ -27,10 +27,15 @@ namespace flashpq {
 class SimFlashServiceModel final : public ServiceModel {
  public:
   /// From its first begin() until it is destroyed, the FTL logs its NAND operations for this
-  /// model (operations before, e.g. a functional fill, cost no time). REQUIRES: `device`
-  /// outlives the model. Throws std::invalid_argument as FlashTiming's constructor.
-  SimFlashServiceModel(SimFlashDevice& device, const Options& options)
-      : device_(device), base_(options.id_base), flash_(device.ftl().config(), options.id_base) {
+  /// model (operations before, e.g. a functional fill, cost no time). `front` is the device
+  /// the runner drives (whose I/O log the model keeps on the clock): `device` itself, or a
+  /// host FTL over it (devices/host_ftl/host_ftl.h). REQUIRES: both outlive the model.
+  /// Throws std::invalid_argument as FlashTiming's constructor.
+  SimFlashServiceModel(Device& front, SimFlashDevice& device, const Options& options)
+      : front_(front),
+        device_(device),
+        base_(options.id_base),
+        flash_(device.ftl().config(), options.id_base) {
     const SimFlashConfig& fc = device.ftl().config();
     if (options.host_side) {
       host_overhead_ns_ = static_cast<uint64_t>(std::llround(fc.host_overhead_us * 1e3));
@@ -50,7 +55,7 @@ class SimFlashServiceModel final : public ServiceModel {
       logging_ = true;
     }
     log_.clear();
-    if (FioIoLog* io_log = device_.io_log()) io_log->set_now_ns(now_ns);
+    if (FioIoLog* io_log = front_.io_log()) io_log->set_now_ns(now_ns);
   }
 
   bool submit(uint32_t slot, uint64_t bytes, EventQueue& events) override {
@@ -94,6 +99,7 @@ class SimFlashServiceModel final : public ServiceModel {
     uint64_t bytes = 0;  // the payload, for the host link
   };
 
+  Device& front_;
   SimFlashDevice& device_;
   uint32_t base_;
   FlashTiming flash_;

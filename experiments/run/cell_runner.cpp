@@ -136,9 +136,15 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
   if (plan.device.params.has("device.precondition")) {
     parse_bool(plan.device.params.text("device.precondition"), &preconditioned);  // checked
   }
-  // A zoned device (simflash's device.zns) has no GC for spare space to flatter.
+  // A zoned device (simflash's device.zns) has no GC for spare space to flatter, unless a host
+  // FTL over its zones collects (device.zns.host_ftl).
+  bool host_ftl = false;
+  if (plan.device.params.has("device.zns.host_ftl")) {
+    parse_bool(plan.device.params.text("device.zns.host_ftl"), &host_ftl);  // checked
+  }
   const bool zoned = plan.device.params.has("device.zns.zone_capacity") &&
-                     parse_size(plan.device.params.text("device.zns.zone_capacity")) != 0;
+                     parse_size(plan.device.params.text("device.zns.zone_capacity")) != 0 &&
+                     !host_ftl;
   if (plan.layout.places_objects && addressed != 0 && type.size_for_cache != nullptr &&
       exported != 0 && 10 * addressed < 9 * exported && !preconditioned && !zoned) {
     plan.notes.push_back(fmt::format(

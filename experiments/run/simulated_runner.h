@@ -209,7 +209,7 @@ template <class Source, class Issue, class Observe>
 SimFlashTimedRunResult run_timed(SimFlashDevice& device, const TimingConfig& timing,
                                  uint64_t warmup_requests, uint64_t seed, Source& source,
                                  Issue&& issue, Observe&& observe) {
-  SimFlashServiceModel model(device, ServiceModel::Options{});
+  SimFlashServiceModel model(device, device, ServiceModel::Options{});
   SimFlashTimedRunResult r;
   static_cast<TimedRunResult&>(r) =
       run_timed(model, timing, warmup_requests, seed, source, std::forward<Issue>(issue),

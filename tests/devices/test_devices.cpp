@@ -192,10 +192,11 @@ TEST_CASE("each device reports the columns its registration names, in order", "[
     always += !c.if_set;
     if (c.if_set) if_set.push_back(c.name);
   }
-  CHECK(if_set == std::vector<std::string>{"zone_resets", "fdp_handle_host_pages_written",
-                                           "fdp_handle_media_pages_written",
-                                           "fdp_media_reallocated_events",
-                                           "fdp_invalid_placement_events", "fdp_misplaced_writes"});
+  CHECK(if_set ==
+        std::vector<std::string>{"zone_resets", "fdp_handle_host_pages_written",
+                                 "fdp_handle_media_pages_written", "fdp_media_reallocated_events",
+                                 "fdp_invalid_placement_events", "fdp_misplaced_writes",
+                                 "host_ftl_pages_written", "host_ftl_pages_copied", "wa_host_ftl"});
   CHECK(device_row_columns(sf).size() == always);
   CHECK(device_row_columns(DeviceConfig{}).empty());  // null
 }
