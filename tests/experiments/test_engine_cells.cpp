@@ -347,6 +347,74 @@ TEST_CASE("a zoned device refuses frameworks that write in place, and regions th
       Contains("framework.blockcache_region_size") && Contains("262144") && Contains("131072"));
 }
 
+TEST_CASE("a host FTL over the zones runs every framework, functional and timed",
+          "[engines][zns][host_ftl]") {
+  // devices/host_ftl/host_ftl.h: the zoned device below does no GC (wa_ftl 1, no GC copies); the
+  // host FTL's copies are host writes to it; the cache decides as on any device.
+  const std::string zoned =
+      "device: {name: simflash, profile: tiny, size_to_cache: true, zns: {zone_capacity: "
+      "256KiB, host_ftl: true}}\n";
+  struct Case {
+    const char* name;
+    std::string body;
+    bool copies;  // writes in place at random: the host FTL must collect
+  };
+  // Caches of 20 MB and 12 MB: dozens of 256 KiB zones, so that the default host_ftl_op_rate
+  // (0.07) holds back the 3 zones the collection needs without leaving the cache a small part of
+  // the device (which would leave the collection little to do).
+  const std::string small =
+      "trace: {format: generator, generator: zipf, objects: 100000, alpha: 0.9, requests: "
+      "300000, size: 200}\ncache: {capacity: 0.6}\npolicy: {name: fifo}\n";
+  const std::string large = kLargeObjects + "cache: {capacity: 0.5}\npolicy: {name: fifo}\n";
+  const Case cases[] = {
+      // LRU: naive placement frees extents out of their write order (FIFO would free whole
+      // zones in order, and the collection would copy nothing).
+      {"exact naive",
+       kLargeObjects +
+           "cache: {capacity: 0.5}\npolicy: {name: lru}\nframework: {name: exact, placement: "
+           "naive}\n",
+       true},
+      {"bighash", small + "framework: {name: bighash}\n", true},
+      {"kangaroo", small + "framework: {name: kangaroo, kangaroo_log_pct: 10}\n", true},
+      {"hybrid",
+       small + "framework: {name: hybrid, hybrid_small_pct: 50, blockcache_region_size: 256KiB}\n",
+       true},
+      {"blockcache", large + "framework: {name: blockcache, blockcache_region_size: 256KiB}\n",
+       false},
+      {"ripq", large + "framework: {name: ripq, block_size: 256KiB}\n", false}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const RowMap on_null = run_one(c.body);
+    const RowMap row = run_one(c.body + zoned);
+    REQUIRE(row.count("error") == 0);
+    CHECK(row.at("object_hit_ratio") == on_null.at("object_hit_ratio"));
+    CHECK(row.at("wa_ftl") == "1");
+    CHECK(row.at("gc_pages_copied") == "0");
+    CHECK(row.at("device.zns.host_ftl") == "true");
+    CHECK(num(row, "host_pages_written") ==
+          num(row, "host_ftl_pages_written") + num(row, "host_ftl_pages_copied"));
+    CHECK(num(row, "host_ftl_pages_written") * 4096 >= num(row, "host_bytes_written"));
+    CHECK(num(row, "wa_combined") ==
+          Approx(num(row, "wa_implementation") * num(row, "wa_host_ftl")));
+    if (c.copies) {
+      CHECK(num(row, "host_ftl_pages_copied") > 0);
+      CHECK(num(row, "zone_resets") > 0);
+    }
+    // Sized for the cache: the host FTL exports whole zones, 7 % of all of them held back.
+    const double exported_zones = num(row, "device_exported_bytes") / 262144;
+    CHECK(exported_zones == std::floor(exported_zones));
+    // Timed: the same counts, the collection's reads, writes and resets on the dies.
+    const RowMap timed = run_one(c.body + zoned + "timing: {mode: simulated}\n");
+    REQUIRE(timed.count("error") == 0);
+    for (const char* k : {"object_hit_ratio", "host_pages_written", "host_ftl_pages_copied",
+                          "zone_resets", "wa_host_ftl"}) {
+      INFO(k);
+      CHECK(timed.at(k) == row.at(k));
+    }
+    CHECK(num(timed, "sim_events") > 0);
+  }
+}
+
 TEST_CASE("blockcache s3fifo with one object per region is the DRAM S3-FIFO policy",
           "[engines][blockcache][s3fifo]") {
   // A second implementation: with regions of one slot (480-B objects in 512-B regions) and
@@ -416,6 +484,42 @@ TEST_CASE("experiments/placement/zns.yaml shows what its README says",
   }
   CHECK(num(zoned, "erases") == 4 * num(zoned, "zone_resets"));
   CHECK(conventional.count("zone_resets") == 0);
+}
+
+TEST_CASE("experiments/placement/zns_host_ftl.yaml shows what its README says",
+          "[engines][zns][host_ftl][experiments][slow]") {
+  // experiments/placement/README.md "Zoned Namespaces: a host FTL for caches that write in
+  // place": for BigHash and Kangaroo, the same hits on the conventional drive and under the host
+  // FTL; the drive's WA 1 under it and the copies the host's; at the same spare flash the host
+  // FTL copies less, and with one spare zone fewer it matches simflash's FTL within 1 %.
+  const Experiment ex =
+      load_experiment(FLASHPQ_SOURCE_DIR "/experiments/placement/zns_host_ftl.yaml", {});
+  REQUIRE(ex.cells.size() == 6);
+  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
+  std::vector<RowMap> rows;
+  for (const CellConfig& cell : ex.cells) {
+    RowMap m;
+    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
+    REQUIRE(m.count("error") == 0);
+    CHECK(m.count("notes") == 0);
+    rows.push_back(m);
+  }
+  for (size_t f = 0; f < 2; ++f) {  // bighash, kangaroo
+    const RowMap& conventional = rows[3 * f];
+    const RowMap& same_spare = rows[3 * f + 1];
+    const RowMap& one_less = rows[3 * f + 2];
+    INFO(conventional.at("framework.name"));
+    CHECK(conventional.at("device.zns.host_ftl") == "false");
+    CHECK(num(conventional, "wa_ftl") > 4);
+    for (const RowMap* r : {&same_spare, &one_less}) {
+      CHECK(r->at("object_hit_ratio") == conventional.at("object_hit_ratio"));
+      CHECK(r->at("wa_ftl") == "1");
+      CHECK(r->at("gc_pages_copied") == "0");
+      CHECK(num(*r, "device_exported_bytes") == 32 << 20);
+    }
+    CHECK(num(same_spare, "wa_host_ftl") < 0.95 * num(conventional, "wa_ftl"));
+    CHECK(num(one_less, "wa_host_ftl") == Approx(num(conventional, "wa_ftl")).epsilon(0.01));
+  }
 }
 
 #ifdef FLASHPQ_SHARED_TRACES
