@@ -1,7 +1,7 @@
 // tests/devices/test_host_ftl.cpp — the host FTL over a zoned simflash device
 // (devices/host_ftl/host_ftl.h): a sequence worked by hand, a brute-force reference on random
 // writes and TRIMs, the greedy mean-field model of write amplification (Van Houdt, SIGMETRICS'13,
-// as tests/devices/test_simflash.cpp derives it), a second implementation (simflash's own greedy
+// tests/devices/flash_models.h), a second implementation (simflash's own greedy
 // FTL on the same flash), device-level WA 1, the keys and their errors, the columns.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -18,11 +18,14 @@
 #include "devices/simflash/ftl.h"
 #include "devices/simflash/simflash_config.h"
 #include "devices/simflash/simflash_device.h"
+#include "tests/devices/flash_models.h"
 
 namespace flashpq::test_host_ftl {
 namespace {
 
 using Catch::Contains;
+using flash_models::Mix;
+using flash_models::wa_greedy_meanfield;
 
 constexpr uint64_t kPage = 4096;
 
@@ -188,18 +191,11 @@ TEST_CASE("host FTL: random writes and TRIMs agree with a brute-force reference"
   REQUIRE(d->exposed_zones() == 9);
   const uint64_t lpns = d->capacity_bytes() / kPage;
   Reference ref(12, 8, lpns);
-  uint64_t x = 7;
-  auto next = [&](uint64_t n) {  // splitmix64, below n
-    uint64_t v = (x += 0x9E3779B97F4A7C15ull);
-    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
-    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
-    v ^= v >> 31;
-    return uint64_t((static_cast<unsigned __int128>(v) * n) >> 64);
-  };
+  Mix rng{7};
   for (int op = 0; op < 20000; ++op) {
-    const uint64_t lpn = next(lpns);
-    const uint64_t len = std::min<uint64_t>(1 + next(5), lpns - lpn);
-    if (next(10) == 0) {
+    const uint64_t lpn = rng.below(lpns);
+    const uint64_t len = std::min<uint64_t>(1 + rng.below(5), lpns - lpn);
+    if (rng.below(10) == 0) {
       d->trim(lpn * kPage, len * kPage);
       for (uint64_t k = 0; k < len; ++k) ref.unmap(int64_t(lpn + k));
     } else {
@@ -223,21 +219,6 @@ TEST_CASE("host FTL: random writes and TRIMs agree with a brute-force reference"
   CHECK(ftl.counters().gc_pages_copied == 0);
 }
 
-// The greedy mean-field model (tests/devices/test_simflash.cpp, wa_greedy_meanfield): uniform
-// random single-page writes, b pages per erase unit (here a zone), ρ = user pages ÷ pages in
-// circulation.
-double wa_greedy_meanfield(double rho, uint32_t b) {
-  std::vector<double> h(b + 1, 0.0);
-  for (uint32_t i = 1; i <= b; ++i) h[i] = h[i - 1] + 1.0 / i;
-  for (uint32_t j = 0; j < b; ++j) {
-    const double den = (h[b] - h[j + 1]) - double(b - j - 1) / (j + 1);
-    const double lambda = (1.0 / (rho * b) - 1.0 / (j + 1)) / den;
-    const double lambda_j = 1.0 - lambda * (b - j - 1);
-    if (lambda > 0 && lambda_j >= -1e-12 && lambda_j <= lambda * (1 + 1e-12)) return b * lambda;
-  }
-  throw std::logic_error("wa_greedy_meanfield: no fixed point");
-}
-
 struct RandomRun {
   double wa = 0;   // (host + copied) ÷ host pages, over the measurement
   double rho = 0;  // user pages ÷ mean pages in circulation (written since their zone's reset)
@@ -248,21 +229,14 @@ struct RandomRun {
 RandomRun run_random(HostFtlDevice& d, double warm, double measure, uint64_t seed) {
   const uint64_t lpns = d.capacity_bytes() / kPage;
   d.write(0, lpns * kPage);
-  uint64_t x = seed;
-  auto below = [&](uint64_t n) {
-    uint64_t v = (x += 0x9E3779B97F4A7C15ull);
-    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
-    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
-    v ^= v >> 31;
-    return uint64_t((static_cast<unsigned __int128>(v) * n) >> 64);
-  };
-  for (uint64_t i = 0; i < uint64_t(warm * lpns); ++i) write_page(d, below(lpns));
+  Mix rng{seed};
+  for (uint64_t i = 0; i < uint64_t(warm * lpns); ++i) write_page(d, rng.below(lpns));
   const HostFtlCounters before = d.counters_host_ftl();
   const Ftl& ftl = ftl_of(d);
   double circulating = 0;
   uint64_t samples = 0;
   for (uint64_t i = 0; i < uint64_t(measure * lpns); ++i) {
-    write_page(d, below(lpns));
+    write_page(d, rng.below(lpns));
     if (i % 64 == 0) {
       uint64_t pages = 0;
       for (uint32_t z = 0; z < ftl.zones(); ++z) pages += ftl.zone_write_pointer(z);
@@ -308,17 +282,10 @@ TEST_CASE("host FTL: the same WA as simflash's own greedy FTL on the same flash"
   REQUIRE(conventional.capacity_bytes() == d->capacity_bytes());
   const uint64_t lpns = d->capacity_bytes() / kPage;
   conventional.write(0, lpns * kPage);
-  uint64_t x = 5;
-  auto below = [&](uint64_t n) {
-    uint64_t v = (x += 0x9E3779B97F4A7C15ull);
-    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
-    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
-    v ^= v >> 31;
-    return uint64_t((static_cast<unsigned __int128>(v) * n) >> 64);
-  };
-  for (uint64_t i = 0; i < 4 * lpns; ++i) write_page(conventional, below(lpns));
+  Mix rng{5};
+  for (uint64_t i = 0; i < 4 * lpns; ++i) write_page(conventional, rng.below(lpns));
   const FtlCounters before = conventional.ftl().counters();
-  for (uint64_t i = 0; i < 4 * lpns; ++i) write_page(conventional, below(lpns));
+  for (uint64_t i = 0; i < 4 * lpns; ++i) write_page(conventional, rng.below(lpns));
   const FtlCounters after = conventional.ftl().counters() - before;
   const double wa_device = double(after.nand_pages_written) / double(after.host_pages_written);
   std::printf("  ρ 0.8: host FTL on zones WA %.4f, simflash's greedy FTL WA %.4f\n", zoned.wa,

@@ -23,6 +23,21 @@ namespace {
 using Catch::Contains;
 using RowMap = std::map<std::string, std::string>;
 
+// The rows of every cell of a bundled experiment (one trace), each checked to carry no error
+// and no note: an example runs a configuration a reviewer accepts.
+std::vector<RowMap> run_bundled(const Experiment& ex) {
+  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
+  std::vector<RowMap> rows;
+  for (const CellConfig& cell : ex.cells) {
+    RowMap m;
+    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
+    REQUIRE(m.count("error") == 0);
+    CHECK(m.count("notes") == 0);
+    rows.push_back(m);
+  }
+  return rows;
+}
+
 // 200,000 gets of 20,000 keys (Zipf 0.9) of 200 bytes each, 100,000 requests per second.
 const std::string kSmallObjects =
     "trace:\n  format: generator\n  generator: zipf\n  objects: 20000\n  alpha: 0.9\n"
@@ -461,15 +476,7 @@ TEST_CASE("experiments/placement/zns.yaml shows what its README says",
   // host page; the zoned drive's reclaims are zone resets.
   const Experiment ex = load_experiment(FLASHPQ_SOURCE_DIR "/experiments/placement/zns.yaml", {});
   REQUIRE(ex.cells.size() == 2);
-  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
-  std::vector<RowMap> rows;
-  for (const CellConfig& cell : ex.cells) {
-    RowMap m;
-    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
-    REQUIRE(m.count("error") == 0);
-    CHECK(m.count("notes") == 0);
-    rows.push_back(m);
-  }
+  const std::vector<RowMap> rows = run_bundled(ex);
   const RowMap& conventional = rows[0];
   const RowMap& zoned = rows[1];
   REQUIRE(zoned.at("device.zns.zone_capacity") == "262144");
@@ -495,15 +502,7 @@ TEST_CASE("experiments/placement/zns_host_ftl.yaml shows what its README says",
   const Experiment ex =
       load_experiment(FLASHPQ_SOURCE_DIR "/experiments/placement/zns_host_ftl.yaml", {});
   REQUIRE(ex.cells.size() == 6);
-  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
-  std::vector<RowMap> rows;
-  for (const CellConfig& cell : ex.cells) {
-    RowMap m;
-    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
-    REQUIRE(m.count("error") == 0);
-    CHECK(m.count("notes") == 0);
-    rows.push_back(m);
-  }
+  const std::vector<RowMap> rows = run_bundled(ex);
   for (size_t f = 0; f < 2; ++f) {  // bighash, kangaroo
     const RowMap& conventional = rows[3 * f];
     const RowMap& same_spare = rows[3 * f + 1];
@@ -532,13 +531,8 @@ TEST_CASE("experiments/engines/blockcache_rules.yaml shows what its README says"
       load_experiment(FLASHPQ_SOURCE_DIR "/experiments/engines/blockcache_rules.yaml",
                       {{"trace.path", FLASHPQ_SHARED_TRACES "/converted/w106.oracleGeneral.zst"}});
   REQUIRE(ex.cells.size() == 7);
-  const TraceSummary summary = summarize_trace(ex.cells[0].trace);
   std::map<std::string, RowMap> by;  // eviction/reinsertion/bits
-  for (const CellConfig& cell : ex.cells) {
-    RowMap m;
-    for (const Column& c : run_cell(cell, summary)) m[c.name] = c.text;
-    REQUIRE(m.count("error") == 0);
-    CHECK(m.count("notes") == 0);  // no warning: a configuration a reviewer accepts
+  for (const RowMap& m : run_bundled(ex)) {
     by[m.at("framework.blockcache_region_eviction") + "/" +
        m.at("framework.blockcache_reinsertion") + "/" + m.at("framework.blockcache_clock_bits")] =
         m;
