@@ -207,14 +207,10 @@ const DeviceType kSimFlashDeviceType{
     // maps and per-block state); a host FTL adds 4 B per page of its own space and of the
     // zones' (its two maps).
     [](const DeviceConfig& config, const DeviceBounds& bounds) -> uint64_t {
-      const uint64_t base = 24 * (bounds.capacity_bytes / 4096 + 1);
-      if (!config.params.has("device.zns.host_ftl") ||
-          !simflash_config(config.params, config.seed).zns_host_ftl) {
-        return base;
-      }
       const SimFlashConfig f = simflash_config(config.params, config.seed);
-      return 24 * (f.exported_bytes() / 4096 + 1) +
-             4 * (f.exported_bytes() + bounds.capacity_bytes) / f.page_size_bytes;
+      const uint64_t ftl = 24 * (f.exported_bytes() / 4096 + 1);
+      if (!f.zns_host_ftl) return ftl;
+      return ftl + 4 * (f.exported_bytes() + bounds.capacity_bytes) / f.page_size_bytes;
     }};
 
 }  // namespace flashpq
