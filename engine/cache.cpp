@@ -62,7 +62,9 @@ bool zoned_units(const Device& device, uint64_t unit_bytes, uint64_t base,
                                 "the zone capacity, " +
                                 std::to_string(z.zone_capacity_bytes) +
                                 " B (device.zns.zone_capacity), found " +
-                                std::to_string(unit_bytes) + " B");
+                                std::to_string(unit_bytes) +
+                                " B; units of another size run on zones through a host FTL "
+                                "(device.zns.host_ftl: true)");
   }
   if (z.zone_size_bytes != z.zone_capacity_bytes) {
     throw std::invalid_argument(

@@ -710,6 +710,12 @@ SimFlashConfig simflash_config(const Params& params, uint64_t seed) {
     f.blocks_per_plane =
         simflash_blocks_per_plane_for(f, params.get<uint64_t>(device_capacity_key()));
   }
+  if (params.get<bool>(kSizeToCache) && f.zoned() && f.zns_host_ftl) {
+    // Sized per cell (DeviceType::size_for_cache); until then at least the zones the host
+    // FTL's spare needs, so that the profile's geometry is not refused for a count it will not
+    // have.
+    f.blocks_per_plane = std::max(f.blocks_per_plane, simflash_blocks_per_plane_for(f, 1));
+  }
   f.validate();
   return f;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -363,6 +364,23 @@ TEST_CASE("host FTL: keys, columns, and the errors of a bad geometry", "[host_ft
 
 TEST_CASE("host FTL: device.size_to_cache gives the fewest zones whose exposed part holds it",
           "[host_ftl]") {
+  // Through the device type: 1 MiB zones leave the tiny profile 16 zones, too few for 3 spare
+  // at 0.07; sized for the cache, the device has what the spare needs and the cache's bytes.
+  Params p;
+  p.set("device.profile", "tiny");
+  p.set("device.size_to_cache", "true");
+  p.set("device.zns.zone_capacity", "1MiB");
+  p.set("device.zns.host_ftl", "true");
+  DeviceConfig config{"simflash", p, 1, ""};
+  Params shown;
+  CHECK_NOTHROW(device_type("simflash").resolve(config, shown));
+  const std::optional<DeviceBounds> sized =
+      device_type("simflash").size_for_cache(config, uint64_t{60} << 20);
+  REQUIRE(sized.has_value());
+  // 60 exposed zones of 1 MiB: 64 zones, ⌊64 × 0.07⌋ = 4 spare (63 would expose 59).
+  CHECK(sized->capacity_bytes == uint64_t{60} << 20);
+  CHECK(make_device(config)->capacity_bytes() == uint64_t{60} << 20);
+
   SimFlashConfig c = simflash_profile("tiny");
   c.zns_zone_capacity_bytes = c.superblock_bytes();  // 256 KiB zones
   c.zns_host_ftl = true;

@@ -521,6 +521,29 @@ TEST_CASE("experiments/placement/zns_host_ftl.yaml shows what its README says",
   }
 }
 
+TEST_CASE("experiments/placement/zns_regions.yaml shows what its README says",
+          "[engines][blockcache][zns][host_ftl][experiments][slow]") {
+  // experiments/placement/README.md "Zoned Namespaces: regions smaller than a zone": four
+  // regions to a zone through the host FTL cost no copy when regions are reclaimed in the order
+  // they were written (FIFO), and cost copies when not (LRU).
+  const Experiment ex =
+      load_experiment(FLASHPQ_SOURCE_DIR "/experiments/placement/zns_regions.yaml", {});
+  REQUIRE(ex.cells.size() == 3);
+  const std::vector<RowMap> rows = run_bundled(ex);
+  const RowMap& native = rows[0];
+  const RowMap& fifo = rows[1];
+  const RowMap& lru = rows[2];
+  CHECK(native.count("wa_host_ftl") == 0);
+  CHECK(num(native, "zone_resets") > 0);
+  for (const RowMap* r : {&native, &fifo, &lru}) CHECK(r->at("wa_ftl") == "1");
+  CHECK(fifo.at("host_ftl_pages_copied") == "0");
+  CHECK(fifo.at("wa_host_ftl") == "1");
+  CHECK(num(fifo, "object_hit_ratio") == Approx(num(native, "object_hit_ratio")).margin(0.005));
+  CHECK(num(lru, "wa_host_ftl") > 2);
+  CHECK(num(lru, "object_hit_ratio") > num(fifo, "object_hit_ratio"));
+  CHECK(num(lru, "wa_combined") > 2 * num(fifo, "wa_combined"));
+}
+
 #ifdef FLASHPQ_SHARED_TRACES
 TEST_CASE("experiments/engines/blockcache_rules.yaml shows what its README says",
           "[engines][blockcache][experiments][slow]") {
