@@ -362,28 +362,23 @@ TEST_CASE("a zoned device refuses frameworks that write in place, and regions th
       Contains("framework.blockcache_region_size") && Contains("262144") && Contains("131072"));
 }
 
-TEST_CASE("a host FTL over the zones runs every framework, functional and timed",
-          "[engines][zns][host_ftl]") {
-  // devices/host_ftl/host_ftl.h: the zoned device below does no GC (wa_ftl 1, no GC copies); the
-  // host FTL's copies are host writes to it; the cache decides as on any device.
-  const std::string zoned =
-      "device: {name: simflash, profile: tiny, size_to_cache: true, zns: {zone_capacity: "
-      "256KiB, host_ftl: true}}\n";
-  struct Case {
-    const char* name;
-    std::string body;
-    bool copies;  // writes in place at random: the host FTL must collect
-  };
-  // Caches of 20 MB and 12 MB: dozens of 256 KiB zones, so that the default host_ftl_op_rate
-  // (0.07) holds back the 3 zones the collection needs without leaving the cache a small part of
-  // the device (which would leave the collection little to do).
+// Every framework that places data, on small workloads: caches of 20 MB and 12 MB, dozens of
+// 256 KiB zones or superblocks (so that the host FTL's default op_rate, 0.07, holds back the 3
+// zones its collection needs without leaving the cache a small part of the device).
+struct FrameworkCase {
+  const char* name;
+  std::string body;
+  bool in_place;  // writes in place at random: refused by bare zones, collected by a host FTL
+};
+
+std::vector<FrameworkCase> every_framework() {
   const std::string small =
       "trace: {format: generator, generator: zipf, objects: 100000, alpha: 0.9, requests: "
       "300000, size: 200}\ncache: {capacity: 0.6}\npolicy: {name: fifo}\n";
   const std::string large = kLargeObjects + "cache: {capacity: 0.5}\npolicy: {name: fifo}\n";
-  const Case cases[] = {
+  return {
       // LRU: naive placement frees extents out of their write order (FIFO would free whole
-      // zones in order, and the collection would copy nothing).
+      // zones in order, and a host FTL would copy nothing).
       {"exact naive",
        kLargeObjects +
            "cache: {capacity: 0.5}\npolicy: {name: lru}\nframework: {name: exact, placement: "
@@ -396,8 +391,18 @@ TEST_CASE("a host FTL over the zones runs every framework, functional and timed"
        true},
       {"blockcache", large + "framework: {name: blockcache, blockcache_region_size: 256KiB}\n",
        false},
-      {"ripq", large + "framework: {name: ripq, block_size: 256KiB}\n", false}};
-  for (const Case& c : cases) {
+      {"ripq", large + "framework: {name: ripq, block_size: 256KiB}\n", false},
+      {"sipq", large + "framework: {name: sipq, block_size: 256KiB}\n", false}};
+}
+
+TEST_CASE("a host FTL over the zones runs every framework, functional and timed",
+          "[engines][zns][host_ftl]") {
+  // devices/host_ftl/host_ftl.h: the zoned device below does no GC (wa_ftl 1, no GC copies); the
+  // host FTL's copies are host writes to it; the cache decides as on any device.
+  const std::string zoned =
+      "device: {name: simflash, profile: tiny, size_to_cache: true, zns: {zone_capacity: "
+      "256KiB, host_ftl: true}}\n";
+  for (const FrameworkCase& c : every_framework()) {
     INFO(c.name);
     const RowMap on_null = run_one(c.body);
     const RowMap row = run_one(c.body + zoned);
@@ -411,7 +416,7 @@ TEST_CASE("a host FTL over the zones runs every framework, functional and timed"
     CHECK(num(row, "host_ftl_pages_written") * 4096 >= num(row, "host_bytes_written"));
     CHECK(num(row, "wa_combined") ==
           Approx(num(row, "wa_implementation") * num(row, "wa_host_ftl")));
-    if (c.copies) {
+    if (c.in_place) {
       CHECK(num(row, "host_ftl_pages_copied") > 0);
       CHECK(num(row, "zone_resets") > 0);
     }
@@ -427,6 +432,53 @@ TEST_CASE("a host FTL over the zones runs every framework, functional and timed"
       CHECK(timed.at(k) == row.at(k));
     }
     CHECK(num(timed, "sim_events") > 0);
+  }
+}
+
+TEST_CASE("device.fdp and bare zones run every framework that can use them, functional and timed",
+          "[engines][fdp][zns]") {
+  // FDP (4 reclaim unit handles, more than any framework's data classes): every framework
+  // places its classes and decides as on the null device; the handles' host and media pages add
+  // up to the device's. Bare zones (no host FTL): the frameworks that write whole zones, with
+  // device WA 1. Timed, the same counts.
+  const std::string fdp =
+      "device: {name: simflash, profile: tiny, size_to_cache: true, fdp: {handles: 4}}\n";
+  const std::string zones =
+      "device: {name: simflash, profile: tiny, size_to_cache: true, zns: {zone_capacity: "
+      "256KiB}}\n";
+  auto sum = [](const std::string& list) {
+    double total = 0;
+    size_t at = 0;
+    while (at <= list.size()) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      total += std::stod(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return total;
+  };
+  for (const FrameworkCase& c : every_framework()) {
+    INFO(c.name);
+    const RowMap on_null = run_one(c.body);
+    for (const bool timed : {false, true}) {
+      INFO("timed " << timed);
+      const std::string timing = timed ? "timing: {mode: simulated}\n" : "";
+      const RowMap placed = run_one(c.body + fdp + timing);
+      REQUIRE(placed.count("error") == 0);
+      CHECK(placed.at("object_hit_ratio") == on_null.at("object_hit_ratio"));
+      CHECK(sum(placed.at("fdp_handle_host_pages_written")) == num(placed, "host_pages_written"));
+      CHECK(sum(placed.at("fdp_handle_media_pages_written")) == num(placed, "nand_pages_written"));
+      CHECK(placed.at("fdp_invalid_placement_events") == "0");
+      CHECK(num(placed, "host_pages_written") > 0);
+      if (timed) CHECK(num(placed, "sim_events") > 0);
+      if (c.in_place) continue;  // refused on bare zones (tested above: host FTL)
+      const RowMap zoned = run_one(c.body + zones + timing);
+      REQUIRE(zoned.count("error") == 0);
+      CHECK(zoned.at("object_hit_ratio") == on_null.at("object_hit_ratio"));
+      CHECK(zoned.at("wa_ftl") == "1");
+      CHECK(zoned.at("gc_pages_copied") == "0");
+      CHECK(num(zoned, "zone_resets") > 0);
+      if (timed) CHECK(num(zoned, "sim_events") > 0);
+    }
   }
 }
 
