@@ -703,4 +703,21 @@ size_t run_experiment(const Experiment& ex, const std::string& output, std::ostr
   return failed;
 }
 
+std::string place_series_files(std::vector<CellConfig>& cells, const std::string& output,
+                               const std::string& stats_dir) {
+  const std::filesystem::path o(output);
+  const std::filesystem::path dir = stats_dir.empty()
+                                        ? o.parent_path() / (o.stem().string() + ".stats")
+                                        : std::filesystem::path(stats_dir);
+  bool any = false;
+  for (CellConfig& cell : cells) {
+    if (!cell.stats.enabled()) continue;
+    any = true;
+    const std::string name = "cell-" + std::to_string(cell.index) + ".csv";
+    cell.stats_path = (dir / name).string();
+    cell.stats_file = (dir.filename() / name).string();
+  }
+  return any ? dir.string() : std::string();
+}
+
 }  // namespace flashpq

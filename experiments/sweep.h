@@ -158,6 +158,14 @@ class SweepInterrupted : public std::runtime_error {
 size_t run_experiment(const Experiment& ex, const std::string& output, std::ostream& log,
                       const SweepOptions& options = {});
 
+/// Places the series over time of the cells with stats.interval_s (experiments/run/
+/// interval_stats.h) beside the results file `output`: DIR/cell-N.csv, DIR being `stats_dir`
+/// when given, else OUTPUT_STEM.stats next to `output`; sets each such cell's stats_path (the
+/// file) and stats_file (DIR's name/cell-N.csv: what its row says, relative to the results
+/// file's directory). Returns DIR when a cell has a series, else "". Creates nothing.
+std::string place_series_files(std::vector<CellConfig>& cells, const std::string& output,
+                               const std::string& stats_dir = "");
+
 /// Parses cell ranges "I-J", "I", or several separated by commas ("0-3,7,9-12"; 0-based,
 /// inclusive). Throws std::invalid_argument quoting the text.
 std::vector<std::pair<size_t, size_t>> parse_cell_ranges(const std::string& text);

@@ -26,7 +26,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
-#include <filesystem>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -167,20 +166,15 @@ RunOutcome run_sweep(const std::string& source, bool is_text,
   // stats.interval_s: each cell's series beside the results, as `flashpq run` writes them
   // (experiments/cli/run.inc): OUTPUT_STEM.stats/cell-N.csv, named in the row relative to the
   // results file's directory. Only beside results that are kept.
-  for (CellConfig& cell : ex.cells) {
-    if (!cell.stats.enabled()) continue;
-    if (!keep_output) {
+  for (const CellConfig& cell : ex.cells) {
+    if (cell.stats.enabled() && !keep_output) {
       throw std::invalid_argument(fmt::format(
           "cell {}: stats.interval_s writes a series per cell beside the results file: give "
           "output= (the series go to OUTPUT_STEM.stats/)",
           cell.index));
     }
-    const std::filesystem::path o(output);
-    const std::filesystem::path dir = o.parent_path() / (o.stem().string() + ".stats");
-    const std::string name = "cell-" + std::to_string(cell.index) + ".csv";
-    cell.stats_path = (dir / name).string();
-    cell.stats_file = (dir.filename() / name).string();
   }
+  place_series_files(ex.cells, output);
   RunOutcome outcome;
   outcome.cells = ex.cells.size();
   std::ostringstream log;
