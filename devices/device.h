@@ -320,6 +320,11 @@ struct DeviceType {
   /// The memory the simulator holds for a device of `bounds` (its maps and tables), in bytes:
   /// part of a cell's memory estimate (experiments/run/cell_runner.h). nullptr: negligible.
   uint64_t (*memory_bytes)(const DeviceConfig& config, const DeviceBounds& bounds) = nullptr;
+  /// Whether the space a cache leaves unaddressed on a device `config` describes is free space
+  /// to the device's own collection, so that a cache on part of it sees its write amplification
+  /// understated (a cell then carries a note, experiments/run/cell_runner.cpp): simflash's FTL
+  /// or its host FTL over zones, unless preconditioned. nullptr: never.
+  bool (*collects_unaddressed_space)(const DeviceConfig& config) = nullptr;
 };
 
 /// The names of the registered devices timed by `clock`, in registration order.

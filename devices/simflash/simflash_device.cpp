@@ -122,69 +122,75 @@ const DeviceType kSimFlashDeviceType{
       }
       return flash;
     },
-    {column("host_pages_written")
-         .units("pages")
-         .desc("pages the host wrote to the FTL after the warm-up (a write covers whole pages)"),
-     column("nand_pages_written")
-         .units("pages")
-         .desc("pages programmed into NAND after the warm-up: the host's and garbage "
-               "collection's copies"),
-     column("nand_bytes_written").units("bytes").desc("nand_pages_written × device.page_size"),
-     column("gc_pages_copied")
-         .units("pages")
-         .desc("valid pages garbage collection moved after the warm-up"),
-     column("erases").units("erases").desc("erase-block erases after the warm-up"),
-     column("erase_count_min")
-         .units("erases")
-         .desc("fewest erases of any erase block, over the whole run (wear)"),
-     column("erase_count_mean")
-         .units("erases")
-         .desc("mean erases per erase block, over the whole run"),
-     column("erase_count_max")
-         .units("erases")
-         .desc("most erases of any erase block, over the whole run"),
-     column("wa_ftl").units("ratio").desc(
-         "the FTL's write amplification: nand_pages_written / host_pages_written"),
-     column("wa_combined")
-         .units("ratio")
-         .desc("NAND bytes per byte of missed objects: wa_implementation × wa_ftl (RIPQ paper "
-               "§6, Figure 8b; framework direct: wa_ftl), × wa_host_ftl with a host FTL"),
-     column("zone_resets")
-         .units("resets")
-         .desc("zones the host reset after the warm-up, each erasing the superblocks it wrote "
-               "(ZNS; the host's collection)")
-         .only_if_set("on a zoned simflash device (device.zns.zone_capacity)"),
-     column("fdp_handle_host_pages_written")
-         .units("pages")
-         .text()
-         .desc("FDP: pages the host wrote through each reclaim unit handle after the warm-up, "
-               "handle 0 first, comma-separated (FEMU's per-handle HBMW)")
-         .only_if_set("with FDP (device.fdp.handles > 0)"),
-     column("fdp_handle_media_pages_written")
-         .units("pages")
-         .text()
-         .desc("FDP: pages of each handle's data programmed after the warm-up (its host writes "
-               "and GC's copies of them), handle 0 first (FEMU's per-handle MBMW); one over "
-               "the other is that handle's device-level WA")
-         .only_if_set("with FDP (device.fdp.handles > 0)"),
-     column("fdp_media_reallocated_events")
-         .units("events")
-         .desc("FDP event 80h after the warm-up: reclaim units of initially isolated handles "
-               "garbage collection moved valid data out of")
-         .only_if_set("with FDP (device.fdp.handles > 0)"),
-     column("fdp_invalid_placement_events")
-         .units("events")
-         .desc("FDP event 03h after the warm-up: writes whose placement handle the device does "
-               "not have (written through handle 0)")
-         .only_if_set("with FDP (device.fdp.handles > 0)"),
-     column("fdp_misplaced_writes")
-         .units("requests")
-         .desc("write requests sent through another handle than their own "
-               "(device.fdp.misplaced_fraction) after the warm-up")
-         .only_if_set("with FDP (device.fdp.handles > 0)"),
-     // Filled by the host FTL over the zones (devices/host_ftl/host_ftl.h).
-     HostFtlDevice::column_specs()[0], HostFtlDevice::column_specs()[1],
-     HostFtlDevice::column_specs()[2]},
+    [] {
+      std::vector<ColumnSpec> columns{
+          column("host_pages_written")
+              .units("pages")
+              .desc(
+                  "pages the host wrote to the FTL after the warm-up (a write covers whole pages)"),
+          column("nand_pages_written")
+              .units("pages")
+              .desc("pages programmed into NAND after the warm-up: the host's and garbage "
+                    "collection's copies"),
+          column("nand_bytes_written").units("bytes").desc("nand_pages_written × device.page_size"),
+          column("gc_pages_copied")
+              .units("pages")
+              .desc("valid pages garbage collection moved after the warm-up"),
+          column("erases").units("erases").desc("erase-block erases after the warm-up"),
+          column("erase_count_min")
+              .units("erases")
+              .desc("fewest erases of any erase block, over the whole run (wear)"),
+          column("erase_count_mean")
+              .units("erases")
+              .desc("mean erases per erase block, over the whole run"),
+          column("erase_count_max")
+              .units("erases")
+              .desc("most erases of any erase block, over the whole run"),
+          column("wa_ftl").units("ratio").desc(
+              "the FTL's write amplification: nand_pages_written / host_pages_written"),
+          column("wa_combined")
+              .units("ratio")
+              .desc("NAND bytes per byte of missed objects: wa_implementation × wa_ftl (RIPQ paper "
+                    "§6, Figure 8b; framework direct: wa_ftl), × wa_host_ftl with a host FTL"),
+          column("zone_resets")
+              .units("resets")
+              .desc("zones the host reset after the warm-up, each erasing the superblocks it wrote "
+                    "(ZNS; the host's collection)")
+              .only_if_set("on a zoned simflash device (device.zns.zone_capacity)"),
+          column("fdp_handle_host_pages_written")
+              .units("pages")
+              .text()
+              .desc("FDP: pages the host wrote through each reclaim unit handle after the warm-up, "
+                    "handle 0 first, comma-separated (FEMU's per-handle HBMW)")
+              .only_if_set("with FDP (device.fdp.handles > 0)"),
+          column("fdp_handle_media_pages_written")
+              .units("pages")
+              .text()
+              .desc(
+                  "FDP: pages of each handle's data programmed after the warm-up (its host writes "
+                  "and GC's copies of them), handle 0 first (FEMU's per-handle MBMW); one over "
+                  "the other is that handle's device-level WA")
+              .only_if_set("with FDP (device.fdp.handles > 0)"),
+          column("fdp_media_reallocated_events")
+              .units("events")
+              .desc("FDP event 80h after the warm-up: reclaim units of initially isolated handles "
+                    "garbage collection moved valid data out of")
+              .only_if_set("with FDP (device.fdp.handles > 0)"),
+          column("fdp_invalid_placement_events")
+              .units("events")
+              .desc(
+                  "FDP event 03h after the warm-up: writes whose placement handle the device does "
+                  "not have (written through handle 0)")
+              .only_if_set("with FDP (device.fdp.handles > 0)"),
+          column("fdp_misplaced_writes")
+              .units("requests")
+              .desc("write requests sent through another handle than their own "
+                    "(device.fdp.misplaced_fraction) after the warm-up")
+              .only_if_set("with FDP (device.fdp.handles > 0)")};
+      // Then those the host FTL over the zones fills (devices/host_ftl/host_ftl.h).
+      for (ColumnSpec& c : HostFtlDevice::column_specs()) columns.push_back(std::move(c));
+      return columns;
+    }(),
     DeviceClock::kSimulated,
     [](DeviceConfig& config, uint64_t footprint_bytes) -> std::optional<DeviceBounds> {
       if (!simflash_size_to_cache(config.params)) {
@@ -211,6 +217,11 @@ const DeviceType kSimFlashDeviceType{
       const uint64_t ftl = 24 * (f.exported_bytes() / 4096 + 1);
       if (!f.zns_host_ftl) return ftl;
       return ftl + 4 * (f.exported_bytes() + bounds.capacity_bytes) / f.page_size_bytes;
+    },
+    // A preconditioned device holds valid data everywhere; bare zones have no collection.
+    [](const DeviceConfig& config) {
+      const SimFlashConfig f = simflash_config(config.params, config.seed);
+      return !f.precondition && (!f.zoned() || f.zns_host_ftl);
     }};
 
 }  // namespace flashpq

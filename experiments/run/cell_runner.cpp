@@ -131,22 +131,11 @@ CellPlan plan_cell(const CellConfig& cell, const TraceSummary& summary) {
         "whatever the policy",
         plan.cache.capacity_bytes, plan.cache.unit_size ? "objects" : "B", working_set));
   }
-  // A preconditioned device (simflash's device.precondition) holds valid data everywhere.
-  bool preconditioned = false;
-  if (plan.device.params.has("device.precondition")) {
-    parse_bool(plan.device.params.text("device.precondition"), &preconditioned);  // checked
-  }
-  // A zoned device (simflash's device.zns) has no GC for spare space to flatter, unless a host
-  // FTL over its zones collects (device.zns.host_ftl).
-  bool host_ftl = false;
-  if (plan.device.params.has("device.zns.host_ftl")) {
-    parse_bool(plan.device.params.text("device.zns.host_ftl"), &host_ftl);  // checked
-  }
-  const bool zoned = plan.device.params.has("device.zns.zone_capacity") &&
-                     parse_size(plan.device.params.text("device.zns.zone_capacity")) != 0 &&
-                     !host_ftl;
-  if (plan.layout.places_objects && addressed != 0 && type.size_for_cache != nullptr &&
-      exported != 0 && 10 * addressed < 9 * exported && !preconditioned && !zoned) {
+  // Unaddressed space is free space to the device's collection (DeviceType::
+  // collects_unaddressed_space: simflash, not preconditioned, not bare zones).
+  if (plan.layout.places_objects && addressed != 0 && exported != 0 &&
+      10 * addressed < 9 * exported && type.collects_unaddressed_space != nullptr &&
+      type.collects_unaddressed_space(plan.device)) {
     plan.notes.push_back(fmt::format(
         "the cache addresses {:.0f} % of the device's exported {} B: the FTL sees more free "
         "space than the device's utilization says, so its WA is understated: set "
