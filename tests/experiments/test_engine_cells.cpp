@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,19 @@ namespace {
 
 using Catch::Contains;
 using RowMap = std::map<std::string, std::string>;
+
+// The per-handle counts of an FDP column (fdp_handle_*_pages_written): comma-separated, handle 0
+// first.
+std::vector<double> per_handle(const std::string& text) {
+  std::vector<double> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    out.push_back(std::stod(text.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return out;
+}
 
 // The rows of every cell of a bundled experiment (one trace), each checked to carry no error
 // and no note: an example runs a configuration a reviewer accepts.
@@ -269,19 +283,8 @@ TEST_CASE("hybrid cell on an FDP simflash: each engine on its handle keeps the d
   // Per handle (0, 1, 2): no host write on the default handle (its media pages are GC's copies
   // of the preconditioned data); the handles' pages add up to the device's, host and media
   // alike; BigHash's random buckets (handle 1) cost GC more than BlockCache's regions (2).
-  auto handles = [&](const char* column) {
-    std::vector<double> out;
-    std::string text = placed.at(column);
-    size_t at = 0;
-    while (at <= text.size()) {
-      const size_t comma = std::min(text.find(',', at), text.size());
-      out.push_back(std::stod(text.substr(at, comma - at)));
-      at = comma + 1;
-    }
-    return out;
-  };
-  const std::vector<double> host = handles("fdp_handle_host_pages_written");
-  const std::vector<double> media = handles("fdp_handle_media_pages_written");
+  const std::vector<double> host = per_handle(placed.at("fdp_handle_host_pages_written"));
+  const std::vector<double> media = per_handle(placed.at("fdp_handle_media_pages_written"));
   REQUIRE(host.size() == 3);
   REQUIRE(media.size() == 3);
   CHECK(host[0] == 0);
@@ -447,14 +450,8 @@ TEST_CASE("device.fdp and bare zones run every framework that can use them, func
       "device: {name: simflash, profile: tiny, size_to_cache: true, zns: {zone_capacity: "
       "256KiB}}\n";
   auto sum = [](const std::string& list) {
-    double total = 0;
-    size_t at = 0;
-    while (at <= list.size()) {
-      const size_t comma = std::min(list.find(',', at), list.size());
-      total += std::stod(list.substr(at, comma - at));
-      at = comma + 1;
-    }
-    return total;
+    const std::vector<double> v = per_handle(list);
+    return std::accumulate(v.begin(), v.end(), 0.0);
   };
   for (const FrameworkCase& c : every_framework()) {
     INFO(c.name);
